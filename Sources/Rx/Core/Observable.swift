@@ -1,0 +1,62 @@
+/// A push-based sequence of elements.
+///
+/// `Observable` is the class every operator returns. Subclasses inside `Rx` implement
+/// `run(_:)`; users build observables with `Observable.create` and the operators.
+///
+/// `Sendable`: an observable is an immutable description of work; subscribing may
+/// happen on any thread.
+public class Observable<Element>: ObservableType, @unchecked Sendable {
+    @usableFromInline
+    init() {}
+
+    /// Subscribes `observer` to the sequence.
+    ///
+    /// If no subscription is in progress on this thread, the subscription runs on the
+    /// current-thread trampoline: synchronous sources deeper in the chain start emitting
+    /// only once every operator in the chain is wired up, so that disposing from inside
+    /// a handler stops them.
+    @inlinable
+    public func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == Element {
+        let anyObserver = AnyObserver(observer)
+        if CurrentThreadScheduler.isScheduleRequired {
+            return CurrentThreadScheduler.runTrampolined { run(anyObserver) }
+        }
+        return run(anyObserver)
+    }
+
+    /// Starts the work of the sequence for `observer`. Overridden by every producer.
+    @usableFromInline
+    func run(_ observer: AnyObserver<Element>) -> Disposable {
+        observer.on(.completed)
+        return Disposables.create()
+    }
+
+    /// This observable.
+    @inlinable
+    public func asObservable() -> Observable<Element> { self }
+
+    /// An observable whose subscription runs `subscribe`, without the guard that
+    /// `Observable.create` adds: internal operators ensure the grammar themselves.
+    @inlinable
+    static func make(_ subscribe: @escaping @Sendable (AnyObserver<Element>) -> Disposable) -> Observable<Element> {
+        ClosureProducer(subscribe)
+    }
+}
+
+/// An observable whose subscription runs a closure.
+@usableFromInline
+final class ClosureProducer<Element>: Observable<Element>, @unchecked Sendable {
+    @usableFromInline let subscribeHandler: @Sendable (AnyObserver<Element>) -> Disposable
+
+    @inlinable
+    init(_ subscribeHandler: @escaping @Sendable (AnyObserver<Element>) -> Disposable) {
+        self.subscribeHandler = subscribeHandler
+        super.init()
+    }
+
+    @inlinable
+    override func run(_ observer: AnyObserver<Element>) -> Disposable {
+        subscribeHandler(observer)
+    }
+}

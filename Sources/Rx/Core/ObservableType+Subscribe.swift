@@ -1,0 +1,114 @@
+extension ObservableType {
+    /// Subscribes with handlers for each kind of event.
+    ///
+    /// The handlers are not `@Sendable`: they run on whichever thread the sequence
+    /// delivers on (see `observe(on:)`), one event at a time. A terminal event disposes
+    /// the subscription; `onDisposed` runs once, after `onError`/`onCompleted` or on
+    /// `dispose()`. An error with no `onError` goes to `Hooks.defaultErrorHandler`.
+    ///
+    /// - Returns: A disposable that cancels the subscription.
+    @inlinable
+    public func subscribe(
+        onNext: ((Element) -> Void)? = nil,
+        onError: ((Swift.Error) -> Void)? = nil,
+        onCompleted: (() -> Void)? = nil,
+        onDisposed: (() -> Void)? = nil
+    ) -> Disposable {
+        let sink = SubscribeSink<Element>(
+            onNext: onNext, onError: onError, onCompleted: onCompleted, onDisposed: onDisposed)
+        let source = asObservable()
+        let observer = AnyObserver<Element> { sink.on($0) }
+        if CurrentThreadScheduler.isScheduleRequired {
+            CurrentThreadScheduler.runTrampolined { sink.attach(source.run(observer)) }
+        } else {
+            sink.attach(source.run(observer))
+        }
+        return sink
+    }
+
+    /// Subscribes with one handler for every event.
+    public func subscribe(_ on: @escaping (Event<Element>) -> Void) -> Disposable {
+        subscribe(
+            onNext: { on(.next($0)) },
+            onError: { on(.error($0)) },
+            onCompleted: { on(.completed) })
+    }
+
+    /// Subscribes with handlers that receive `object` while it is alive; events that
+    /// arrive after `object` was freed are ignored. Nothing retains `object`.
+    public func subscribe<Object: AnyObject>(
+        with object: Object,
+        onNext: ((Object, Element) -> Void)? = nil,
+        onError: ((Object, Swift.Error) -> Void)? = nil,
+        onCompleted: ((Object) -> Void)? = nil,
+        onDisposed: ((Object) -> Void)? = nil
+    ) -> Disposable {
+        subscribe(
+            onNext: { [weak object] element in
+                guard let object else { return }
+                onNext?(object, element)
+            },
+            onError: { [weak object] error in
+                guard let object else { return }
+                onError?(object, error)
+            },
+            onCompleted: { [weak object] in
+                guard let object else { return }
+                onCompleted?(object)
+            },
+            onDisposed: { [weak object] in
+                guard let object else { return }
+                onDisposed?(object)
+            })
+    }
+}
+
+/// The end of a `subscribe(onNext:…)` chain: calls the user's handlers.
+///
+/// Mutable state is the atomic in `SubscriptionCore`; the handlers are only read.
+@usableFromInline
+final class SubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
+    @usableFromInline let onNext: ((Element) -> Void)?
+    @usableFromInline let onError: ((Swift.Error) -> Void)?
+    @usableFromInline let onCompleted: (() -> Void)?
+    @usableFromInline let onDisposed: (() -> Void)?
+
+    @inlinable
+    init(
+        onNext: ((Element) -> Void)?, onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?,
+        onDisposed: (() -> Void)?
+    ) {
+        self.onNext = onNext
+        self.onError = onError
+        self.onCompleted = onCompleted
+        self.onDisposed = onDisposed
+        super.init()
+    }
+
+    @inlinable
+    func on(_ event: Event<Element>) {
+        switch event {
+        case .next(let element):
+            if state.load() & 1 == 0 { onNext?(element) }
+        case .error(let error):
+            let previous = state.fetchOr(1)
+            guard previous & 1 == 0 else { return }
+            if let onError {
+                onError(error)
+            } else {
+                Hooks.defaultErrorHandler([], error)
+            }
+            finishDisposal(previousState: previous)
+        case .completed:
+            let previous = state.fetchOr(1)
+            guard previous & 1 == 0 else { return }
+            onCompleted?()
+            finishDisposal(previousState: previous)
+        }
+    }
+
+    @usableFromInline
+    override func didDispose() {
+        onDisposed?()
+    }
+}

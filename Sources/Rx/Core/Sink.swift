@@ -1,0 +1,104 @@
+/// The disposal state shared by every per-subscription object: a disposed flag and the
+/// upstream subscription, which may arrive after the object was already disposed.
+///
+/// State bits: 1 = disposed, 2 = upstream attached, 4 = stopped (a terminal event went
+/// out). Only the thread that sets the disposed bit while the attached bit is set (or
+/// the attaching thread, if the disposed bit came first) touches `upstream` afterwards,
+/// so the atomic read-modify-writes order every access to it.
+@usableFromInline
+class SubscriptionCore: RxResource, Cancelable, @unchecked Sendable {
+    @usableFromInline let state = AtomicInt(0)
+    @usableFromInline var upstream: Disposable?
+
+    @inlinable
+    override init() {
+        super.init()
+    }
+
+    /// Whether this subscription has been disposed.
+    @inlinable
+    final var isDisposed: Bool { state.load() & 1 != 0 }
+
+    /// Stores the upstream subscription; disposes it at once if this one is already
+    /// disposed.
+    @inlinable
+    final func attach(_ disposable: Disposable) {
+        upstream = disposable
+        let previous = state.fetchOr(2)
+        if previous & 1 != 0 {
+            upstream = nil
+            disposable.dispose()
+        }
+    }
+
+    /// Disposes this subscription and its upstream; only the first call acts.
+    @inlinable
+    final func dispose() {
+        let previous = state.fetchOr(1)
+        guard previous & 1 == 0 else { return }
+        finishDisposal(previousState: previous)
+    }
+
+    /// Completes a disposal whose bit the caller has just set.
+    @inlinable
+    final func finishDisposal(previousState: Int) {
+        if previousState & 2 != 0 {
+            let disposable = upstream
+            upstream = nil
+            disposable?.dispose()
+        }
+        didDispose()
+    }
+
+    /// Called once, after the upstream was disposed. Subclasses release their own
+    /// resources here.
+    @usableFromInline
+    func didDispose() {}
+}
+
+/// A per-subscription operator object that forwards events downstream.
+///
+/// `forward` drops events once the sink is stopped or disposed; `forwardTerminal` lets
+/// exactly one terminal event through and then disposes the sink (a terminal event
+/// disposes upstream).
+@usableFromInline
+class Sink<Output>: SubscriptionCore, @unchecked Sendable {
+    @usableFromInline let downstream: AnyObserver<Output>
+
+    @inlinable
+    init(downstream: AnyObserver<Output>) {
+        self.downstream = downstream
+        super.init()
+    }
+
+    /// Forwards an element unless the sink is stopped or disposed.
+    @inlinable
+    final func forward(_ event: Event<Output>) {
+        if state.load() & 5 == 0 {
+            downstream.on(event)
+        }
+    }
+
+    /// Forwards a terminal event (only the first one), then disposes the sink.
+    @inlinable
+    final func forwardTerminal(_ event: Event<Output>) {
+        let previous = state.fetchOr(4)
+        guard previous & 5 == 0 else { return }
+        downstream.on(event)
+        dispose()
+    }
+
+    /// Forwards `event`, routing terminal events through `forwardTerminal`.
+    @inlinable
+    final func forwardEvent(_ event: Event<Output>) {
+        if event.isStopEvent {
+            forwardTerminal(event)
+        } else {
+            forward(event)
+        }
+    }
+
+    /// Whether a terminal event has gone out or the sink was disposed.
+    @inlinable
+    final var isStoppedOrDisposed: Bool { state.load() & 5 != 0 }
+}
