@@ -8,7 +8,9 @@
 @usableFromInline
 class SubscriptionCore: RxResource, Cancelable, @unchecked Sendable {
     @usableFromInline let state = AtomicInt(0)
-    @usableFromInline var upstream: Disposable?
+    // Accesses are ordered by the atomic protocol above, so dynamic exclusivity checks
+    // would only cost time on every subscription.
+    @exclusivity(unchecked) @usableFromInline var upstream: Disposable?
 
     @inlinable
     override init() {

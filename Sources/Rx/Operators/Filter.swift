@@ -2,10 +2,9 @@ extension ObservableType {
     /// Only the elements for which `predicate` is true; a thrown error ends the sequence.
     @inlinable
     public func filter(_ predicate: @escaping @Sendable (Element) throws -> Bool) -> Observable<Element> {
-        let source = asObservable()
-        return Observable<Element>.make { observer in
-            let sink = FilterSink(predicate: predicate, downstream: observer)
-            sink.attach(source.run(AnyObserver { sink.on($0) }))
+        Observable<Element>.make(state: (asObservable(), predicate)) { state, observer in
+            let sink = FilterSink(predicate: state.1, downstream: observer)
+            sink.attach(state.0.run(AnyObserver { sink.on($0) }))
             return sink
         }
     }

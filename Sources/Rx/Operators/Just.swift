@@ -2,12 +2,7 @@ extension ObservableType {
     /// A sequence of one element, then `completed`, delivered during subscription.
     @inlinable
     public static func just(_ element: Element) -> Observable<Element> {
-        let box = UncheckedSendable(element)
-        return Observable<Element>.make { observer in
-            observer.on(.next(box.value))
-            observer.on(.completed)
-            return NopDisposable.instance
-        }
+        JustProducer(element)
     }
 
     /// A sequence of one element, then `completed`, delivered on `scheduler`.

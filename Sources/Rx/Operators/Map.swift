@@ -2,10 +2,9 @@ extension ObservableType {
     /// Transforms each element with `transform`; a thrown error ends the sequence with it.
     @inlinable
     public func map<Result>(_ transform: @escaping @Sendable (Element) throws -> Result) -> Observable<Result> {
-        let source = asObservable()
-        return Observable<Result>.make { observer in
-            let sink = MapSink(transform: transform, downstream: observer)
-            sink.attach(source.run(AnyObserver { sink.on($0) }))
+        Observable<Result>.make(state: (asObservable(), transform)) { state, observer in
+            let sink = MapSink(transform: state.1, downstream: observer)
+            sink.attach(state.0.run(AnyObserver { sink.on($0) }))
             return sink
         }
     }
