@@ -12,10 +12,12 @@ let package = Package(
     products: [
         .library(name: "Rx", targets: ["Rx"]),
         .library(name: "RxTesting", targets: ["RxTesting"]),
+        .library(name: "Leash", targets: ["Leash"]),
     ],
     targets: [
         .target(name: "Rx"),
         .target(name: "RxTesting", dependencies: ["Rx"]),
+        .target(name: "Leash", dependencies: ["Rx"]),
         .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
     ],
     swiftLanguageModes: [.v6]

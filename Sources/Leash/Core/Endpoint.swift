@@ -1,0 +1,83 @@
+import Foundation
+
+/// Describes one operation of an API: where, how, and with what parameters.
+///
+/// ```swift
+/// enum APIEndpoint: Endpoint {
+///     case readAllUsers
+///     case createUser(User)
+///
+///     var path: String {
+///         switch self {
+///         case .readAllUsers, .createUser: return "/users"
+///         }
+///     }
+///
+///     var method: HTTPMethod {
+///         switch self {
+///         case .readAllUsers: return .get
+///         case .createUser: return .post
+///         }
+///     }
+///
+///     var parameters: Any? {
+///         switch self {
+///         case .readAllUsers: return nil
+///         case .createUser(let user): return user
+///         }
+///     }
+/// }
+/// ```
+///
+/// `parameters` may be a `QueryEncodable` or a `[String: CustomStringConvertible]` (sent in
+/// the URL query), or an `Encodable` or a `[String: Any]` (sent as a JSON body). Any other
+/// value, or one that fails to encode, ends the execution with `LeashError.encoding`.
+public protocol Endpoint {
+    /// The path, relative to the manager's base URL.
+    var path: String { get }
+    /// The HTTP method.
+    var method: HTTPMethod { get }
+    /// The parameters; `nil` for none.
+    var parameters: Any? { get }
+    /// Headers for this endpoint only; they override the manager's default headers.
+    var headers: [String: String]? { get }
+    /// The status codes this endpoint accepts, overriding the manager's; `nil` to keep them.
+    var acceptableStatusCodes: Set<Int>? { get }
+    /// The time this endpoint may take, overriding the manager's; `nil` to keep it.
+    var timeout: TimeInterval? { get }
+    /// The encoder for this endpoint's `Encodable` parameters; `nil` for the manager's.
+    var jsonEncoder: JSONEncoder? { get }
+    /// The decoder for this endpoint's responses; `nil` for the manager's.
+    var jsonDecoder: JSONDecoder? { get }
+}
+
+extension Endpoint {
+    /// No parameters.
+    public var parameters: Any? { nil }
+    /// No extra headers.
+    public var headers: [String: String]? { nil }
+    /// The manager's acceptable status codes.
+    public var acceptableStatusCodes: Set<Int>? { nil }
+    /// The manager's timeout.
+    public var timeout: TimeInterval? { nil }
+    /// The manager's encoder.
+    public var jsonEncoder: JSONEncoder? { nil }
+    /// The manager's decoder.
+    public var jsonDecoder: JSONDecoder? { nil }
+}
+
+/// An endpoint that knows the type its response decodes to, so that calls infer it:
+///
+/// ```swift
+/// struct GetUser: TypedEndpoint {
+///     typealias Response = User
+///     let id: Int
+///     var path: String { "/users/\(id)" }
+///     var method: HTTPMethod { .get }
+/// }
+/// let user = try await client.execute(GetUser(id: 1))
+/// ```
+public protocol TypedEndpoint: Endpoint {
+    /// The type the response body decodes to.
+    associatedtype Response: Decodable
+}

@@ -1,0 +1,68 @@
+import Dispatch
+import Foundation
+import Rx
+
+/// The configuration every execution of a `Client` shares: where the API is, how
+/// requests are authenticated, encoded, decoded, validated and sent, and the
+/// interceptors that guide each request.
+///
+/// ```swift
+/// let manager = try Manager.Builder()
+///     .url("http://localhost:8080/api")
+///     .authenticator(authenticator)
+///     .add(interceptor: LoggerInterceptor())
+///     .timeout(15)
+///     .build()
+/// let client = Client(manager: manager)
+/// ```
+///
+/// A manager is immutable once built. It is `@unchecked Sendable` because the
+/// authenticator and interceptors it holds are the app's own objects, which Leash's API
+/// (as Leash's always did) lets be plain classes; Leash only reads them.
+public final class Manager: @unchecked Sendable {
+    /// The base URL every endpoint path is appended to.
+    public let baseURL: URL
+    /// Adds the credential to every request, if set.
+    public let authenticator: Authenticator?
+    /// The interceptors, in the order they were added.
+    public let interceptors: [Interceptor]
+    /// Encodes `Encodable` parameters.
+    public let jsonEncoder: JSONEncoder
+    /// Decodes responses.
+    public let jsonDecoder: JSONDecoder
+    /// Headers sent with every request (endpoint headers override them).
+    public let defaultHeaders: [String: String]
+    /// The longest an execution may take, including interceptors and retries of one
+    /// attempt; `nil` for no limit. Enforced by Leash, to the millisecond.
+    public let timeout: TimeInterval?
+    /// The status codes that count as success; others become
+    /// `LeashError.unacceptableStatusCode` unless an interceptor handles them.
+    public let acceptableStatusCodes: Set<Int>
+    /// Sends the requests.
+    public let transport: Transport
+    /// Where callbacks and values are delivered; `nil` delivers on the transport's queue.
+    /// Never the main queue by default: command-line programs and servers do not run it.
+    public let callbackQueue: DispatchQueue?
+    /// How many times `InterceptorChain.retry()` may restart one execution.
+    public let maximumRetryCount: Int
+    /// Where Leash's own timers (timeouts) run. A `TestScheduler` makes them virtual.
+    public let scheduler: SchedulerType
+    /// The interceptors sorted by kind.
+    let interceptorSet: InterceptorSet
+
+    init(builder: Builder, baseURL: URL) {
+        self.baseURL = baseURL
+        self.authenticator = builder.authenticatorValue
+        self.interceptors = builder.interceptorList
+        self.jsonEncoder = builder.encoder
+        self.jsonDecoder = builder.decoder
+        self.defaultHeaders = builder.headers
+        self.timeout = builder.timeoutValue
+        self.acceptableStatusCodes = builder.statusCodes
+        self.transport = builder.transportValue ?? URLSessionTransport.shared
+        self.callbackQueue = builder.queue
+        self.maximumRetryCount = builder.retryLimit
+        self.scheduler = builder.schedulerValue ?? DispatchTimerScheduler.shared
+        self.interceptorSet = InterceptorSet(builder.interceptorList)
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The outcome of an execution: a value, or an error.
+///
+/// As in Leash, `extra` accompanies a value. Leash put Alamofire's `DataResponse` there;
+/// Leash here puts a `ResponseExtra`, which says where the value came from (the network
+/// or an interceptor, such as a cache), with the status code, headers and body of a
+/// network response and the `extra` an interceptor passed.
+public enum Response<Value> {
+    /// A value, with details of where it came from.
+    case success(value: Value, extra: Any?)
+    /// An error; for a Leash execution a `LeashError` (or an interceptor's own error).
+    case failure(Swift.Error)
+}
+
+extension Response: @unchecked Sendable where Value: Sendable {}
+
+extension Response {
+    /// The value, if this is a success.
+    public var value: Value? {
+        if case .success(let value, _) = self { return value }
+        return nil
+    }
+
+    /// The extra of a success (a `ResponseExtra` for Leash executions).
+    public var extra: Any? {
+        if case .success(_, let extra) = self { return extra }
+        return nil
+    }
+
+    /// The error, if this is a failure.
+    public var error: Swift.Error? {
+        if case .failure(let error) = self { return error }
+        return nil
+    }
+
+    /// Whether this is a success.
+    public var isSuccess: Bool {
+        if case .success = self { return true }
+        return false
+    }
+
+    /// Whether this is a failure.
+    public var isFailure: Bool { error != nil }
+
+    /// The value; throws the error of a failure.
+    public func justValue() throws -> Value {
+        switch self {
+        case .success(let value, _): return value
+        case .failure(let error): throw error
+        }
+    }
+
+    /// The outcome as a `Result`.
+    public var result: Result<Value, Swift.Error> {
+        switch self {
+        case .success(let value, _): return .success(value)
+        case .failure(let error): return .failure(error)
+        }
+    }
+
+    /// The details of a success (`extra` as `ResponseExtra`).
+    public var details: ResponseExtra? { extra as? ResponseExtra }
+
+    /// Where a success's value came from.
+    public var source: ResponseSource? { details?.source }
+
+    /// The HTTP status code of the response, for successes and status failures.
+    public var statusCode: Int? {
+        details?.httpResponse?.statusCode ?? (error as? LeashError)?.statusCode
+    }
+
+    /// The response headers of a network success.
+    public var headers: [String: String] { details?.headers ?? [:] }
+
+    /// The raw body of a network success.
+    public var data: Data? { details?.data }
+
+    /// The same outcome with the value transformed.
+    public func map<NewValue>(_ transform: (Value) throws -> NewValue) -> Response<NewValue> {
+        switch self {
+        case .success(let value, let extra):
+            do { return .success(value: try transform(value), extra: extra) } catch { return .failure(error) }
+        case .failure(let error): return .failure(error)
+        }
+    }
+}
+
+/// Where the value of a response came from.
+public enum ResponseSource: Equatable, Sendable {
+    /// A response from the server.
+    case network
+    /// An interceptor completed the execution (for example from a cache).
+    case interceptor
+}
+
+/// The details that come with a value: its source and, for network responses, the
+/// request, the HTTP response and its raw body.
+public struct ResponseExtra: @unchecked Sendable {
+    // @unchecked: `URLRequest`/`HTTPURLResponse` are immutable here; `interceptorExtra` is
+    // what an interceptor chose to attach, read-only.
+
+    /// Where the value came from.
+    public let source: ResponseSource
+    /// The request that was sent.
+    public let request: URLRequest?
+    /// The server's response (network values).
+    public let httpResponse: HTTPURLResponse?
+    /// The raw body (network values, and interceptor values given as data).
+    public let data: Data?
+    /// What the interceptor passed as `extra` (interceptor values).
+    public let interceptorExtra: Any?
+
+    /// Creates the details.
+    public init(
+        source: ResponseSource, request: URLRequest? = nil, httpResponse: HTTPURLResponse? = nil,
+        data: Data? = nil, interceptorExtra: Any? = nil
+    ) {
+        self.source = source
+        self.request = request
+        self.httpResponse = httpResponse
+        self.data = data
+        self.interceptorExtra = interceptorExtra
+    }
+
+    /// The status code of the network response.
+    public var statusCode: Int? { httpResponse?.statusCode }
+
+    /// The response headers, as strings.
+    public var headers: [String: String] { httpResponse.map(headerDictionary) ?? [:] }
+}
+
+/// The headers of `response` as a `[String: String]`.
+func headerDictionary(_ response: HTTPURLResponse) -> [String: String] {
+    var headers: [String: String] = [:]
+    for (key, value) in response.allHeaderFields {
+        headers["\(key)"] = "\(value)"
+    }
+    return headers
+}

@@ -1,0 +1,114 @@
+import Foundation
+
+/// Turns parameters into URL query items: sorted keys, RFC 3986 percent-encoding.
+enum QueryEncoding {
+    /// The characters left unescaped in a query name or value: RFC 3986's unreserved set
+    /// plus `/` and `?`, which may appear in a query. Everything else, including
+    /// `&`, `=`, `+`, `;` and brackets, is percent-encoded.
+    static let allowedCharacters: CharacterSet = {
+        var allowed = CharacterSet()
+        allowed.insert(charactersIn: "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/?")
+        return allowed
+    }()
+
+    /// Percent-encodes a query name or value.
+    static func escape(_ string: String) -> String {
+        string.addingPercentEncoding(withAllowedCharacters: allowedCharacters) ?? string
+    }
+
+    /// The query pairs of a `[String: CustomStringConvertible]`, sorted by key.
+    static func pairs(of dictionary: [String: CustomStringConvertible]) -> [(String, String)] {
+        dictionary.keys.sorted().compactMap { key in
+            guard let value = dictionary[key] else { return nil }
+            return (key, value.description)
+        }
+    }
+
+    /// The query pairs of an `Encodable` value, flattened as `QueryEncodable` documents.
+    static func pairs(of value: Encodable, encoder: JSONEncoder) throws -> [(String, String)] {
+        let data: Data
+        do {
+            data = try encoder.encode(value)
+        } catch {
+            throw LeashError.encoding(reason: "\(type(of: value)) could not be encoded", underlying: error)
+        }
+        let json: JSONValue
+        do {
+            json = try JSONDecoder().decode(JSONValue.self, from: data)
+        } catch {
+            throw LeashError.encoding(reason: "\(type(of: value)) did not encode to JSON", underlying: error)
+        }
+        guard case .object(let object) = json else {
+            throw LeashError.encoding(
+                reason: "\(type(of: value)) must encode to a keyed container to become query parameters",
+                underlying: nil)
+        }
+        var pairs: [(String, String)] = []
+        for key in object.keys.sorted() {
+            if let member = object[key] { flatten(member, name: key, into: &pairs) }
+        }
+        return pairs
+    }
+
+    private static func flatten(_ value: JSONValue, name: String, into pairs: inout [(String, String)]) {
+        switch value {
+        case .null: return
+        case .bool(let bool): pairs.append((name, bool ? "true" : "false"))
+        case .number(let number): pairs.append((name, number))
+        case .string(let string): pairs.append((name, string))
+        case .array(let elements):
+            for element in elements { flatten(element, name: name + "[]", into: &pairs) }
+        case .object(let object):
+            for key in object.keys.sorted() {
+                if let member = object[key] { flatten(member, name: "\(name)[\(key)]", into: &pairs) }
+            }
+        }
+    }
+
+    /// `url` with `pairs` appended to its query.
+    static func url(_ url: URL, appending pairs: [(String, String)]) throws -> URL {
+        guard !pairs.isEmpty else { return url }
+        guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
+            throw LeashError.invalidURL(url: url.absoluteString, reason: "its query cannot be extended")
+        }
+        let encoded = pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+        if let existing = components.percentEncodedQuery, !existing.isEmpty {
+            components.percentEncodedQuery = existing + "&" + encoded
+        } else {
+            components.percentEncodedQuery = encoded
+        }
+        guard let result = components.url else {
+            throw LeashError.invalidURL(url: url.absoluteString, reason: "the query parameters do not form a URL")
+        }
+        return result
+    }
+}
+
+/// Any JSON value; decoding it keeps booleans and numbers apart exactly.
+enum JSONValue: Decodable {
+    case null
+    case bool(Bool)
+    case number(String)
+    case string(String)
+    case array([JSONValue])
+    case object([String: JSONValue])
+
+    init(from decoder: Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        if container.decodeNil() {
+            self = .null
+        } else if let bool = try? container.decode(Bool.self) {
+            self = .bool(bool)
+        } else if let int = try? container.decode(Int.self) {
+            self = .number(String(int))
+        } else if let double = try? container.decode(Double.self) {
+            self = .number(String(double))
+        } else if let string = try? container.decode(String.self) {
+            self = .string(string)
+        } else if let array = try? container.decode([JSONValue].self) {
+            self = .array(array)
+        } else {
+            self = .object(try container.decode([String: JSONValue].self))
+        }
+    }
+}

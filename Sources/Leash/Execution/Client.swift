@@ -1,0 +1,256 @@
+import Dispatch
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Executes endpoints with a manager's configuration.
+///
+/// Every execution is one stream (`execution(_:serializer:)`): subscribing starts it,
+/// disposing cancels it, and it completes after its last value. The callback and `async`
+/// forms below subscribe to that same stream.
+///
+/// ```swift
+/// let client = Client(manager: manager)
+/// client.execute(APIEndpoint.readAllUsers) { (response: Response<[User]>) in
+///     print(response.value ?? [])
+/// }
+/// let users = try await client.execute(APIEndpoint.readAllUsers, as: [User].self)
+/// ```
+///
+/// Subclass it to group an API's calls (`usersClient.readAll { … }`) or to override
+/// `urlRequest(for:)` for a custom encoding.
+open class Client: @unchecked Sendable {
+    // @unchecked: the manager is immutable; subclasses that add state own its safety.
+
+    /// The configuration of every execution.
+    public let manager: Manager
+
+    /// A client for `manager`.
+    public init(manager: Manager) {
+        self.manager = manager
+    }
+
+    /// Builds the `URLRequest` of `endpoint`. Override it for a custom encoding.
+    ///
+    /// - Throws: `LeashError.invalidURL` or `LeashError.encoding`.
+    open func urlRequest(for endpoint: Endpoint) throws -> URLRequest {
+        try RequestBuilder.urlRequest(for: endpoint, manager: manager)
+    }
+
+    /// Builds the request of `endpoint` without executing it.
+    public func request(for endpoint: Endpoint) throws -> DataRequest {
+        DataRequest(try urlRequest(for: endpoint))
+    }
+
+    // MARK: The stream
+
+    /// The execution of `endpoint` as a stream of events, serializing with `serializer`.
+    public func execution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+        -> Observable<ExecutionEvent<Serializer.SerializedObject>>
+    {
+        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).events()
+    }
+
+    /// The execution of `endpoint` as a stream of events, decoding `Value`.
+    public func execution<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
+        -> Observable<ExecutionEvent<Value>>
+    {
+        execution(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
+    }
+
+    /// The decodable serializer for `endpoint`: the endpoint's decoder or the manager's.
+    public func decodableSerializer<Value: Decodable>(for endpoint: Endpoint, as type: Value.Type = Value.self)
+        -> DecodableResponseSerializer<Value>
+    {
+        DecodableResponseSerializer(decoder: endpoint.jsonDecoder ?? manager.jsonDecoder)
+    }
+
+    // MARK: Callbacks
+
+    /// Executes `endpoint`, serializing with `serializer`; calls `completion` with each
+    /// outcome on `queue` (default: the manager's callback queue, else the transport's).
+    ///
+    /// - Returns: A handle whose `cancel()` cancels the execution.
+    @discardableResult
+    public func execute<Serializer: ResponseSerializer>(
+        _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil,
+        completion: @escaping (Response<Serializer.SerializedObject>) -> Void
+    ) -> DataRequest {
+        let handle = DataRequest((try? urlRequest(for: endpoint)) ?? URLRequest(url: manager.baseURL))
+        let deliveryQueue = queue ?? manager.callbackQueue
+        let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
+        let subscription = execution(endpoint, serializer: serializer).subscribe(
+            onNext: { event in
+                if let response = event.response { deliver.send(response) }
+            },
+            onError: { error in deliver.send(.failure(error)) })
+        handle.attach(subscription)
+        return handle
+    }
+
+    /// Executes `endpoint`, decoding `Value`; calls `completion` with each outcome.
+    @discardableResult
+    public func execute<Value: Decodable>(
+        _ endpoint: Endpoint, queue: DispatchQueue? = nil, completion: @escaping (Response<Value>) -> Void
+    ) -> DataRequest {
+        execute(
+            endpoint, serializer: decodableSerializer(for: endpoint, as: Value.self), queue: queue,
+            completion: completion)
+    }
+
+    /// Executes `endpoint`, decoding `Value`; calls `completion` with each outcome as a
+    /// `Result`.
+    @discardableResult
+    public func execute<Value: Decodable>(
+        _ endpoint: Endpoint, queue: DispatchQueue? = nil, completion: @escaping (Result<Value, Swift.Error>) -> Void
+    ) -> DataRequest {
+        execute(endpoint, queue: queue) { (response: Response<Value>) in completion(response.result) }
+    }
+
+    /// Executes a typed endpoint; calls `completion` with each outcome.
+    @discardableResult
+    public func execute<Typed: TypedEndpoint>(
+        _ endpoint: Typed, queue: DispatchQueue? = nil, completion: @escaping (Response<Typed.Response>) -> Void
+    ) -> DataRequest {
+        execute(endpoint as Endpoint, queue: queue, completion: completion)
+    }
+
+    // MARK: async/await
+
+    /// Executes `endpoint` and returns its last value, decoded as `Value`.
+    ///
+    /// Cancelling the task cancels the execution (the URLSession task too).
+    public func execute<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self) async throws
+        -> Value
+    {
+        try await value(of: execution(endpoint, as: type))
+    }
+
+    /// Executes a typed endpoint and returns its last value.
+    public func execute<Typed: TypedEndpoint>(_ endpoint: Typed) async throws -> Typed.Response {
+        try await execute(endpoint as Endpoint, as: Typed.Response.self)
+    }
+
+    /// Executes `endpoint` with `serializer` and returns its last value.
+    public func execute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer) async throws
+        -> Serializer.SerializedObject
+    {
+        try await value(of: execution(endpoint, serializer: serializer))
+    }
+
+    private func value<Value>(of events: Observable<ExecutionEvent<Value>>) async throws -> Value {
+        let waiter = AsyncExecution<Value>()
+        let result = try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { continuation in
+                waiter.start(events, continuation: continuation)
+            }
+        } onCancel: {
+            waiter.cancel()
+        }
+        return result.value
+    }
+}
+
+/// Delivers callbacks in order, on a queue or inline, and stops after `cancel()`.
+private final class CallbackDelivery<Value>: @unchecked Sendable {
+    // @unchecked: immutable; `completion` is called serially (the stream is serial, and a
+    // queue keeps that order).
+    private let queue: DispatchQueue?
+    private let handle: DataRequest
+    private let completion: (Response<Value>) -> Void
+
+    init(queue: DispatchQueue?, handle: DataRequest, completion: @escaping (Response<Value>) -> Void) {
+        self.queue = queue
+        self.handle = handle
+        self.completion = completion
+    }
+
+    func send(_ response: Response<Value>) {
+        guard let queue else {
+            completion(response)
+            return
+        }
+        let box = ResponseBox(response)
+        queue.async { [self] in
+            if !handle.isCancelled { completion(box.response) }
+        }
+    }
+}
+
+private struct ResponseBox<Value>: @unchecked Sendable {
+    // Handed to the callback queue once.
+    let response: Response<Value>
+    init(_ response: Response<Value>) { self.response = response }
+}
+
+/// Bridges one execution to a continuation: the last value, or the error.
+private final class AsyncExecution<Value>: @unchecked Sendable {
+    // @unchecked: all state is behind `lock`.
+    private let lock = NSLock()
+    private var subscription: Disposable?
+    private var isCancelled = false
+    private var last: Value?
+    private var continuation: CheckedContinuation<HandOver<Value>, Swift.Error>?
+
+    func start(
+        _ events: Observable<ExecutionEvent<Value>>, continuation: CheckedContinuation<HandOver<Value>, Swift.Error>
+    ) {
+        let cancelledEarly = lock.withLock { () -> Bool in
+            self.continuation = continuation
+            return isCancelled
+        }
+        if cancelledEarly {
+            finish(.failure(LeashError.cancelled))
+            return
+        }
+        let subscription = events.subscribe(
+            onNext: { [self] event in
+                if let value = event.value { lock.withLock { last = value } }
+            },
+            onError: { [self] error in finish(.failure(error)) },
+            onCompleted: { [self] in
+                let value = lock.withLock { last }
+                if let value {
+                    finish(.success(value))
+                } else {
+                    finish(.failure(LeashError.invalidResponse(reason: "the execution completed without a value")))
+                }
+            })
+        let disposeNow = lock.withLock { () -> Bool in
+            if isCancelled { return true }
+            self.subscription = subscription
+            return false
+        }
+        if disposeNow { subscription.dispose() }
+    }
+
+    func cancel() {
+        let subscription = lock.withLock { () -> Disposable? in
+            isCancelled = true
+            defer { self.subscription = nil }
+            return self.subscription
+        }
+        // Off the cooperative pool and never inside URLSession's callbacks: the transport
+        // dispatches the task's cancel() itself.
+        subscription?.dispose()
+        finish(.failure(LeashError.cancelled))
+    }
+
+    private func finish(_ result: Result<Value, Swift.Error>) {
+        let continuation = lock.withLock { () -> CheckedContinuation<HandOver<Value>, Swift.Error>? in
+            defer { self.continuation = nil }
+            return self.continuation
+        }
+        continuation?.resume(with: result.map { HandOver($0) })
+    }
+}
+
+/// Hands a value from the thread that produced it to the awaiting task, once: the value
+/// need not be `Sendable`, because nothing else holds it afterwards.
+private struct HandOver<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}

@@ -1,0 +1,36 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What happens during one execution, as it happens. `Client.execution(_:serializer:)`
+/// emits these; the callback, async and Rx forms all subscribe to that stream.
+public enum ExecutionEvent<Value> {
+    /// The request was built (URL, headers, credential, parameters).
+    case requestPrepared(URLRequest, attempt: Int)
+    /// The request went to the transport.
+    case requestSent(URLRequest, attempt: Int)
+    /// The transport received a response (before validation).
+    case responseReceived(HTTPURLResponse, data: Data, attempt: Int)
+    /// An interceptor asked for a retry; `attempt` is the attempt about to start.
+    case retrying(attempt: Int)
+    /// A value: from the network, or from an interceptor (`extra.source`).
+    case value(Value, extra: ResponseExtra)
+}
+
+extension ExecutionEvent: @unchecked Sendable where Value: Sendable {}
+
+extension ExecutionEvent {
+    /// The value of a `.value` event.
+    public var value: Value? {
+        if case .value(let value, _) = self { return value }
+        return nil
+    }
+
+    /// The value and its details, for `.value` events.
+    public var response: Response<Value>? {
+        if case .value(let value, let extra) = self { return .success(value: value, extra: extra) }
+        return nil
+    }
+}

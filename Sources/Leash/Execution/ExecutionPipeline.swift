@@ -1,0 +1,301 @@
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The stages of one execution, each an operator over a stream:
+///
+/// build the request → execution interceptors → transport → success or failure
+/// interceptors (then status validation) → completion interceptors → operator
+/// interceptors → serialization → serialization interceptors → values.
+///
+/// Outcomes travel as `Response<Data>` elements (failures too, so that interceptors can
+/// turn them around); progress goes straight to the execution's observer. `retry()`
+/// anywhere raises `RetrySignal`, which restarts the attempt up to the manager's limit.
+struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
+    // @unchecked: every stored value is immutable; the endpoint is the app's value, read only.
+    typealias Value = Serializer.SerializedObject
+
+    let client: Client
+    let endpoint: Endpoint
+    let serializer: Serializer
+    let interceptors: InterceptorSet
+
+    init(client: Client, endpoint: Endpoint, serializer: Serializer) {
+        self.client = client
+        self.endpoint = endpoint
+        self.serializer = serializer
+        self.interceptors = client.manager.interceptorSet
+    }
+
+    /// The execution as a stream of events.
+    func events() -> Observable<ExecutionEvent<Value>> {
+        let pipeline = self
+        let manager = client.manager
+        let execution = Observable<ExecutionEvent<Value>>.create { observer in
+            pipeline.run(attempt: 1, progress: observer)
+                .subscribe(
+                    onNext: { response in
+                        switch response {
+                        case .success(let value, let extra):
+                            let details =
+                                extra as? ResponseExtra ?? ResponseExtra(source: .interceptor, interceptorExtra: extra)
+                            observer.onNext(.value(value, extra: details))
+                        case .failure(let error):
+                            observer.onError(error)
+                        }
+                    },
+                    onError: { observer.onError($0) },
+                    onCompleted: { observer.onCompleted() })
+        }
+        guard let seconds = endpoint.timeout ?? manager.timeout, seconds > 0 else { return execution }
+        let milliseconds = Int((seconds * 1000).rounded(.up))
+        return
+            execution
+            .timeout(.milliseconds(milliseconds), scheduler: manager.scheduler)
+            .catch { error in
+                if let rxError = error as? RxError, case .timeout = rxError {
+                    return .error(LeashError.timeout(seconds: seconds))
+                }
+                return .error(error)
+            }
+    }
+
+    /// One attempt and, on `RetrySignal`, the next ones.
+    private func run(attempt: Int, progress: AnyObserver<ExecutionEvent<Value>>) -> Observable<Response<Value>> {
+        let pipeline = self
+        let limit = client.manager.maximumRetryCount
+        return attemptStream(attempt: attempt, progress: progress)
+            .catch { error in
+                guard error is RetrySignal else { return .error(error) }
+                guard attempt <= limit else {
+                    return .error(LeashError.retryLimitExceeded(attempts: attempt, lastError: nil))
+                }
+                progress.onNext(.retrying(attempt: attempt + 1))
+                return pipeline.run(attempt: attempt + 1, progress: progress)
+            }
+    }
+
+    private func attemptStream(attempt: Int, progress: AnyObserver<ExecutionEvent<Value>>)
+        -> Observable<Response<Value>>
+    {
+        let pipeline = self
+        return Observable.deferred {
+            let urlRequest: URLRequest
+            do {
+                urlRequest = try pipeline.client.urlRequest(for: pipeline.endpoint)
+            } catch {
+                let context = ExecutionContext(
+                    client: pipeline.client, endpoint: pipeline.endpoint,
+                    request: DataRequest(URLRequest(url: pipeline.client.manager.baseURL)), attempt: attempt)
+                return pipeline.serializationStage(
+                    pipeline.completionStage(.failure(LeashError.wrapping(error)), context: context), context: context)
+            }
+            progress.onNext(.requestPrepared(urlRequest, attempt: attempt))
+            let context = ExecutionContext(
+                client: pipeline.client, endpoint: pipeline.endpoint, request: DataRequest(urlRequest),
+                attempt: attempt)
+            let outcomes = pipeline.executionStage(urlRequest, context: context, progress: progress)
+                .concatMap { pipeline.completionStage($0, context: context) }
+            return pipeline.serializationStage(pipeline.operatorStage(outcomes, context: context), context: context)
+        }
+    }
+
+    // MARK: Stages
+
+    private func executionStage(
+        _ urlRequest: URLRequest, context: ExecutionContext, progress: AnyObserver<ExecutionEvent<Value>>
+    ) -> Observable<Response<Data>> {
+        let pipeline = self
+        return interceptorStage(interceptors.execution, context: context) { interceptor, chain in
+            interceptor.intercept(chain: chain)
+        }
+        .concatMap { outcome -> Observable<Response<Data>> in
+            switch outcome {
+            case .proceed: return pipeline.networkStage(urlRequest, context: context, progress: progress)
+            case .interim(let response), .complete(let response): return .just(response.fromInterceptor())
+            case .retry: return .error(RetrySignal())
+            }
+        }
+    }
+
+    private func networkStage(
+        _ urlRequest: URLRequest, context: ExecutionContext, progress: AnyObserver<ExecutionEvent<Value>>
+    ) -> Observable<Response<Data>> {
+        let pipeline = self
+        let attempt = context.attempt
+        return Observable.deferred {
+            progress.onNext(.requestSent(urlRequest, attempt: attempt))
+            return pipeline.client.manager.transport.send(urlRequest)
+                .map { TransportResult.success($0) }
+                .catch { .just(TransportResult.failure($0)) }
+                .concatMap { result -> Observable<Response<Data>> in
+                    switch result {
+                    case .success(let response):
+                        progress.onNext(.responseReceived(response.httpResponse, data: response.data, attempt: attempt))
+                        return pipeline.successStage(response, request: urlRequest, context: context)
+                    case .failure(let error):
+                        return pipeline.failureStage(error, context: context)
+                    }
+                }
+        }
+    }
+
+    private func successStage(_ response: TransportResponse, request: URLRequest, context: ExecutionContext)
+        -> Observable<Response<Data>>
+    {
+        let acceptable = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
+        return interceptorStage(interceptors.success, context: context) { interceptor, chain in
+            interceptor.intercept(chain: chain, response: response.httpResponse, data: response.data)
+        }
+        .concatMap { outcome -> Observable<Response<Data>> in
+            switch outcome {
+            case .proceed:
+                let status = response.httpResponse.statusCode
+                guard acceptable.contains(status) else {
+                    let failure = StatusCodeFailure(
+                        statusCode: status, headers: headerDictionary(response.httpResponse), body: response.data,
+                        response: response.httpResponse, request: request)
+                    return .just(.failure(LeashError.unacceptableStatusCode(failure)))
+                }
+                let extra = ResponseExtra(
+                    source: .network, request: request, httpResponse: response.httpResponse, data: response.data)
+                return .just(.success(value: response.data, extra: extra))
+            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
+            case .retry: return .error(RetrySignal())
+            }
+        }
+    }
+
+    private func failureStage(_ error: Swift.Error, context: ExecutionContext) -> Observable<Response<Data>> {
+        interceptorStage(interceptors.failure, context: context) { interceptor, chain in
+            interceptor.intercept(chain: chain, error: error)
+        }
+        .concatMap { outcome -> Observable<Response<Data>> in
+            switch outcome {
+            case .proceed: return .just(.failure(error))
+            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
+            case .retry: return .error(RetrySignal())
+            }
+        }
+    }
+
+    private func completionStage(_ response: Response<Data>, context: ExecutionContext) -> Observable<Response<Data>> {
+        interceptorStage(interceptors.completion, context: context) { interceptor, chain in
+            interceptor.intercept(chain: chain, response: response)
+        }
+        .concatMap { outcome -> Observable<Response<Data>> in
+            switch outcome {
+            case .proceed: return .just(response)
+            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
+            case .retry: return .error(RetrySignal())
+            }
+        }
+    }
+
+    private func operatorStage(_ outcomes: Observable<Response<Data>>, context: ExecutionContext)
+        -> Observable<Response<Data>>
+    {
+        interceptors.operators.reduce(outcomes) { stream, interceptor in
+            interceptor.intercept(stream, context: context)
+        }
+    }
+
+    private func serializationStage(_ outcomes: Observable<Response<Data>>, context: ExecutionContext)
+        -> Observable<Response<Value>>
+    {
+        let pipeline = self
+        return outcomes.concatMap { response -> Observable<Response<Value>> in
+            let result = pipeline.serialize(response)
+            let serialized = Response(result: result, extra: response.extra)
+            return interceptorStage(pipeline.interceptors.serialization, context: context) {
+                (interceptor: SerializationInterceptor, chain: InterceptorChain<Value>) in
+                interceptor.intercept(chain: chain, response: response, result: result, serializer: pipeline.serializer)
+            }
+            .concatMap { outcome -> Observable<Response<Value>> in
+                switch outcome {
+                case .proceed: return .just(serialized)
+                case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
+                case .retry: return .error(RetrySignal())
+                }
+            }
+        }
+    }
+
+    private func serialize(_ response: Response<Data>) -> Result<Value, Swift.Error> {
+        switch response {
+        case .failure(let error):
+            return .failure(error)
+        case .success(let data, let extra):
+            let details = extra as? ResponseExtra
+            do {
+                return .success(
+                    try serializer.serialize(
+                        request: details?.request, response: details?.httpResponse, data: data, error: nil))
+            } catch let error as LeashError {
+                return .failure(error)
+            } catch {
+                return .failure(LeashError.serialization(reason: "\(type(of: serializer)) failed", underlying: error))
+            }
+        }
+    }
+}
+
+/// The interceptors of a manager sorted by kind, once, when the manager is built.
+struct InterceptorSet: @unchecked Sendable {
+    // @unchecked: the app's interceptor objects, which Leash calls from any thread.
+    let execution: [ExecutionInterceptor]
+    let failure: [FailureInterceptor]
+    let success: [SuccessInterceptor]
+    let completion: [CompletionInterceptor]
+    let serialization: [SerializationInterceptor]
+    let operators: [OperatorInterceptor]
+
+    init(_ interceptors: [Interceptor]) {
+        execution = interceptors.compactMap { $0 as? ExecutionInterceptor }
+        failure = interceptors.compactMap { $0 as? FailureInterceptor }
+        success = interceptors.compactMap { $0 as? SuccessInterceptor }
+        completion = interceptors.compactMap { $0 as? CompletionInterceptor }
+        serialization = interceptors.compactMap { $0 as? SerializationInterceptor }
+        operators = interceptors.compactMap { $0 as? OperatorInterceptor }
+    }
+}
+
+/// A transport's outcome as an element, so failures reach the failure interceptors.
+enum TransportResult: @unchecked Sendable {
+    // TransportResponse and errors are immutable values.
+    case success(TransportResponse)
+    case failure(Swift.Error)
+}
+
+extension Response {
+    /// A response an interceptor produced, marked as such (values from the network stay
+    /// marked as network values when an interceptor passes them on).
+    func fromInterceptor() -> Response<Value> {
+        switch self {
+        case .success(let value, let extra):
+            if extra is ResponseExtra { return self }
+            return .success(value: value, extra: ResponseExtra(source: .interceptor, interceptorExtra: extra))
+        case .failure:
+            return self
+        }
+    }
+
+    init(result: Result<Value, Swift.Error>, extra: Any?) {
+        switch result {
+        case .success(let value): self = .success(value: value, extra: extra)
+        case .failure(let error): self = .failure(error)
+        }
+    }
+}
+
+extension LeashError {
+    /// `error` as a `LeashError`, wrapping foreign errors from request building as
+    /// encoding errors.
+    static func wrapping(_ error: Swift.Error) -> Swift.Error {
+        if error is LeashError { return error }
+        return LeashError.encoding(reason: "the request could not be built", underlying: error)
+    }
+}

@@ -1,0 +1,35 @@
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Sends requests: the seam under Leash's pipeline.
+///
+/// `send` returns a cold observable: subscribing sends the request, which emits one
+/// `TransportResponse` and completes, or fails with a `LeashError` (`.transport`,
+/// `.cancelled`, `.invalidResponse`); disposing cancels the request. Leash ships
+/// `URLSessionTransport` (the default) and `StubTransport` (scripted, for tests and
+/// previews); any other client (AsyncHTTPClient on a server, say) can be adapted by
+/// implementing this one method.
+public protocol Transport: Sendable {
+    /// Sends `request`.
+    func send(_ request: URLRequest) -> Observable<TransportResponse>
+}
+
+/// What a transport received: the HTTP response head and the whole body.
+public struct TransportResponse: @unchecked Sendable {
+    // @unchecked: `HTTPURLResponse` is immutable but not Sendable on every platform.
+
+    /// The response head.
+    public let httpResponse: HTTPURLResponse
+    /// The body.
+    public let data: Data
+
+    /// Creates a response.
+    public init(httpResponse: HTTPURLResponse, data: Data) {
+        self.httpResponse = httpResponse
+        self.data = data
+    }
+}

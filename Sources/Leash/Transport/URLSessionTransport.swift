@@ -1,0 +1,138 @@
+import Dispatch
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The default transport: a `URLSession` data task per request.
+///
+/// Built to survive what URLSession on Linux does (see LINUX-URLSESSION.md in the design
+/// notes):
+/// - its session has no `URLCache` (a cancel racing a completion crashes a session that
+///   has one);
+/// - `cancel()` is issued asynchronously on a queue of its own, never from inside
+///   URLSession's callbacks (disposing from a completion handler would do exactly that),
+///   and never for a task that already finished;
+/// - a request disposed before it starts never creates a task;
+/// - the transport owns its session and invalidates it only when it is freed, so no task
+///   is ever created on an invalidated session;
+/// - Leash enforces timeouts itself, so URLSession's whole-second timeouts are not used.
+///
+/// Redirects are followed by URLSession (up to 20; a 307/308 after a POST loses the body
+/// on Linux — answer with the final URL instead).
+public final class URLSessionTransport: Transport, @unchecked Sendable {
+    // @unchecked: `URLSession` is thread-safe; the other properties are immutable.
+
+    /// A transport shared by every manager that does not set its own.
+    public static let shared = URLSessionTransport()
+
+    /// The session requests go through.
+    public let session: URLSession
+
+    private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
+
+    /// Creates a transport with a session of its own.
+    ///
+    /// - Parameter configuration: The session configuration; its `urlCache` is removed
+    ///   (see above). By default an ephemeral configuration.
+    public init(configuration: URLSessionConfiguration = .ephemeral) {
+        configuration.urlCache = nil
+        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
+        let delegateQueue = OperationQueue()
+        delegateQueue.name = "leash.urlsession.delegate"
+        delegateQueue.maxConcurrentOperationCount = 1
+        session = URLSession(configuration: configuration, delegate: nil, delegateQueue: delegateQueue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Sends `request` with a data task; disposing cancels the task.
+    public func send(_ request: URLRequest) -> Observable<TransportResponse> {
+        let session = self.session
+        let cancelQueue = self.cancelQueue
+        let box = URLRequestBox(request)
+        return Observable.create { observer in
+            let task = TaskState()
+            let dataTask = session.dataTask(with: box.request) { data, response, error in
+                guard task.finish() else { return }
+                if let error {
+                    observer.onError(URLSessionTransport.leashError(for: error))
+                    return
+                }
+                guard let httpResponse = response as? HTTPURLResponse else {
+                    observer.onError(LeashError.invalidResponse(reason: "the response is not HTTP"))
+                    return
+                }
+                observer.onNext(TransportResponse(httpResponse: httpResponse, data: data ?? Data()))
+                observer.onCompleted()
+            }
+            task.start(dataTask)
+            return Disposables.create {
+                guard let running = task.cancelIfRunning() else { return }
+                cancelQueue.async { running.cancel() }
+            }
+        }
+    }
+
+    /// Maps a URLSession error to a `LeashError`.
+    static func leashError(for error: Swift.Error) -> LeashError {
+        if let urlError = error as? URLError {
+            if urlError.code == .cancelled { return .cancelled }
+            return .transport(urlError)
+        }
+        let nsError = error as NSError
+        if nsError.domain == NSURLErrorDomain, let code = URLError.Code(rawValue: nsError.code) as URLError.Code? {
+            if code == .cancelled { return .cancelled }
+            return .transport(URLError(code, userInfo: nsError.userInfo))
+        }
+        return .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: nsError]))
+    }
+}
+
+/// Carries a `URLRequest` (a value type that is not `Sendable` on every platform) into
+/// the subscription closure; it is only read.
+private struct URLRequestBox: @unchecked Sendable {
+    let request: URLRequest
+    init(_ request: URLRequest) { self.request = request }
+}
+
+/// The life of one data task: not started, running, or finished/cancelled.
+private final class TaskState: @unchecked Sendable {
+    // @unchecked: all state is behind `lock`.
+    private let lock = NSLock()
+    private var task: URLSessionDataTask?
+    private var isDone = false
+
+    /// Starts `task` unless the request was already cancelled.
+    func start(_ task: URLSessionDataTask) {
+        lock.lock()
+        let cancelled = isDone
+        if !cancelled { self.task = task }
+        lock.unlock()
+        if !cancelled { task.resume() }
+    }
+
+    /// Marks the task finished by URLSession; returns false if it was cancelled first.
+    func finish() -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if isDone { return false }
+        isDone = true
+        task = nil
+        return true
+    }
+
+    /// Marks the task cancelled; returns it if it was still running.
+    func cancelIfRunning() -> URLSessionDataTask? {
+        lock.lock()
+        defer { lock.unlock() }
+        if isDone { return nil }
+        isDone = true
+        defer { task = nil }
+        return task
+    }
+}
