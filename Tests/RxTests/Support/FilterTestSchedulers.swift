@@ -1,0 +1,73 @@
+import Dispatch
+import Foundation
+import Rx
+import XCTest
+
+/// A `SchedulerType` running actions on a `DispatchQueue`, for the filtering operators'
+/// real-thread tests (timers then really race upstream events).
+final class FilterDispatchQueueScheduler: SchedulerType {
+    private let queue: DispatchQueue
+
+    init(label: String) {
+        queue = DispatchQueue(label: label)
+    }
+
+    var now: RxTime { Date() }
+
+    func schedule<StateType>(_ state: StateType, action: @escaping @Sendable (StateType) -> Disposable)
+        -> Disposable
+    {
+        scheduleRelative(state, dueTime: .nanoseconds(0), action: action)
+    }
+
+    func scheduleRelative<StateType>(
+        _ state: StateType, dueTime: RxTimeInterval, action: @escaping @Sendable (StateType) -> Disposable
+    ) -> Disposable {
+        let box = FilterUncheckedBox(state)
+        let disposable = SingleAssignmentDisposable()
+        queue.asyncAfter(deadline: .now() + dueTime) {
+            guard !disposable.isDisposed else { return }
+            disposable.setDisposable(action(box.value))
+        }
+        return disposable
+    }
+}
+
+/// Carries a scheduler's state to the queue that runs the action; the state is handed over
+/// once, as `ImmediateSchedulerType` promises.
+struct FilterUncheckedBox<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
+
+/// Records events from any thread and counts deliveries that overlapped another one: the
+/// Rx contract says there must be none.
+final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
+    // Sendable: all mutable state is behind `lock`.
+    private let lock = NSLock()
+    private var isDelivering = false
+    private var recorded: [Event<Element>] = []
+    private var overlaps = 0
+    /// Fulfilled by the terminal event.
+    let terminated = XCTestExpectation(description: "terminal event")
+    /// Fulfilled by the first element.
+    let firstElement = XCTestExpectation(description: "first element")
+
+    func on(_ event: Event<Element>) {
+        let isFirst = lock.withLock { () -> Bool in
+            if isDelivering { overlaps += 1 }
+            isDelivering = true
+            recorded.append(event)
+            return recorded.count == 1
+        }
+        if isFirst, case .next = event { firstElement.fulfill() }
+        if event.isStopEvent { terminated.fulfill() }
+        lock.withLock { isDelivering = false }
+    }
+
+    var events: [Event<Element>] { lock.withLock { recorded } }
+
+    var elements: [Element] { events.compactMap(\.element) }
+
+    var overlappingDeliveries: Int { lock.withLock { overlaps } }
+}
