@@ -48,6 +48,7 @@ final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
     private var isDelivering = false
     private var recorded: [Event<Element>] = []
     private var overlaps = 0
+    private var hasTerminated = false
     /// Fulfilled by the terminal event.
     let terminated = XCTestExpectation(description: "terminal event")
     /// Fulfilled by the first element.
@@ -58,6 +59,7 @@ final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
             if isDelivering { overlaps += 1 }
             isDelivering = true
             recorded.append(event)
+            if event.isStopEvent { hasTerminated = true }
             return recorded.count == 1
         }
         if isFirst, case .next = event { firstElement.fulfill() }
@@ -67,7 +69,21 @@ final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
 
     var events: [Event<Element>] { lock.withLock { recorded } }
 
+    /// Whether a terminal event arrived.
+    var isTerminated: Bool { lock.withLock { hasTerminated } }
+
     var elements: [Element] { events.compactMap(\.element) }
 
     var overlappingDeliveries: Int { lock.withLock { overlaps } }
+}
+
+/// Counts calls from `@Sendable` closures (predicates, selectors) in tests.
+final class FilterCallCounter: @unchecked Sendable {
+    // Sendable: a lock guards the count.
+    private let lock = NSLock()
+    private var count = 0
+
+    func increment() { lock.withLock { count += 1 } }
+
+    var value: Int { lock.withLock { count } }
 }
