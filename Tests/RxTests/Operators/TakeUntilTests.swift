@@ -126,6 +126,20 @@ final class TakeUntilTests: RxTestCase {
         XCTAssertFalse(stop.hasObservers)
     }
 
+    func testTakeUntilOther_otherIsSubscribedBeforeSource() {
+        let order = FilterOrderLog()
+        let source = Observable<Int>.create { _ in
+            order.append("source")
+            return Disposables.create()
+        }
+        let other = Observable<Int>.create { _ in
+            order.append("other")
+            return Disposables.create()
+        }
+        source.take(until: other).subscribe().dispose()
+        XCTAssertEqual(order.entries, ["other", "source"])
+    }
+
     @available(*, deprecated)
     func testTakeUntilDeprecated_isTakeUntilOther() {
         let scheduler = TestScheduler(initialClock: 0)

@@ -49,6 +49,7 @@ final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
     private var recorded: [Event<Element>] = []
     private var overlaps = 0
     private var hasTerminated = false
+    private var nextCount = 0
     /// Fulfilled by the terminal event.
     let terminated = XCTestExpectation(description: "terminal event")
     /// Fulfilled by the first element.
@@ -59,7 +60,7 @@ final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
             if isDelivering { overlaps += 1 }
             isDelivering = true
             recorded.append(event)
-            if event.isStopEvent { hasTerminated = true }
+            if event.isStopEvent { hasTerminated = true } else { nextCount += 1 }
             return recorded.count == 1
         }
         if isFirst, case .next = event { firstElement.fulfill() }
@@ -68,6 +69,9 @@ final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
     }
 
     var events: [Event<Element>] { lock.withLock { recorded } }
+
+    /// The number of elements so far.
+    var elementCount: Int { lock.withLock { nextCount } }
 
     /// Whether a terminal event arrived.
     var isTerminated: Bool { lock.withLock { hasTerminated } }
@@ -86,4 +90,20 @@ final class FilterCallCounter: @unchecked Sendable {
     func increment() { lock.withLock { count += 1 } }
 
     var value: Int { lock.withLock { count } }
+}
+
+/// Holds a subscription so that its own handlers can dispose it.
+final class FilterDisposableBox {
+    var disposable: Disposable?
+}
+
+/// A thread-safe list of strings, for checking the order of side effects.
+final class FilterOrderLog: @unchecked Sendable {
+    // Sendable: a lock guards the entries.
+    private let lock = NSLock()
+    private var storage: [String] = []
+
+    func append(_ entry: String) { lock.withLock { storage.append(entry) } }
+
+    var entries: [String] { lock.withLock { storage } }
 }
