@@ -44,7 +44,7 @@ struct FilterUncheckedBox<Value>: @unchecked Sendable {
 /// Rx contract says there must be none.
 final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
     // Sendable: all mutable state is behind `lock`.
-    private let lock = NSLock()
+    private let lock = NSCondition()
     private var isDelivering = false
     private var recorded: [Event<Element>] = []
     private var overlaps = 0
@@ -61,6 +61,7 @@ final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
             isDelivering = true
             recorded.append(event)
             if event.isStopEvent { hasTerminated = true } else { nextCount += 1 }
+            lock.broadcast()
             return recorded.count == 1
         }
         if isFirst, case .next = event { firstElement.fulfill() }
@@ -69,6 +70,19 @@ final class FilterEventRecorder<Element>: ObserverType, @unchecked Sendable {
     }
 
     var events: [Event<Element>] { lock.withLock { recorded } }
+
+    /// Blocks until an element satisfying `predicate` arrived (or `timeout` passed);
+    /// returns whether it did.
+    @discardableResult
+    func waitForElement(timeout: TimeInterval = 5, where predicate: (Element) -> Bool) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        return lock.withLock {
+            while !recorded.contains(where: { $0.element.map(predicate) ?? false }) {
+                if !lock.wait(until: deadline) { return false }
+            }
+            return true
+        }
+    }
 
     /// The number of elements so far.
     var elementCount: Int { lock.withLock { nextCount } }
