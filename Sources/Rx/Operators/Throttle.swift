@@ -43,7 +43,7 @@ final class ThrottleSink<Element>: Sink<Element>, @unchecked Sendable {
     private enum Decision {
         case deliver(Event<Element>?)
         case schedule(id: UInt64, after: RxTimeInterval)
-        case none
+        case nothing
     }
 
     private let dueTime: RxTimeInterval
@@ -72,10 +72,10 @@ final class ThrottleSink<Element>: Sink<Element>, @unchecked Sendable {
                     state.lastSentTime = now
                     return .deliver(state.delivery.submit(event))
                 }
-                guard latest else { return .none }
+                guard latest else { return .nothing }
                 let isTimerRunning = state.lastUnsentElement != nil
                 state.lastUnsentElement = element
-                if isTimerRunning { return .none }
+                if isTimerRunning { return .nothing }
                 state.timerID &+= 1
                 return .schedule(id: state.timerID, after: remaining)
             }
@@ -88,7 +88,7 @@ final class ThrottleSink<Element>: Sink<Element>, @unchecked Sendable {
                     emitLatest(timerID: id)
                     return Disposables.create()
                 }
-            case .none:
+            case .nothing:
                 break
             }
         case .error:
@@ -101,7 +101,7 @@ final class ThrottleSink<Element>: Sink<Element>, @unchecked Sendable {
             let decision = locked.withLock { state -> Decision in
                 if state.lastUnsentElement != nil {
                     state.isCompletionPending = true
-                    return .none
+                    return .nothing
                 }
                 return .deliver(state.delivery.submit(.completed))
             }
