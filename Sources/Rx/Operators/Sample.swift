@@ -2,10 +2,10 @@ extension ObservableType {
     /// At each element (or completion) of `sampler`, the latest source element since the
     /// previous sample, if there is one; otherwise `defaultValue`, if given.
     ///
-    /// The sequence completes at the first tick after the source completed. As in RxSwift,
+    /// The sequence completes at the first tick after the source completed; as in RxSwift,
     /// if `sampler` completes first, nothing more is sampled and the sequence never
-    /// completes (an error still ends it). An error from either ends the sequence with it.
-    /// The source is subscribed before `sampler`.
+    /// completes. An error from either ends the sequence with it. The source is subscribed
+    /// before `sampler`.
     ///
     /// - Parameters:
     ///   - sampler: Its elements are the sampling ticks.

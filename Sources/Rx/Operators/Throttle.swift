@@ -108,8 +108,8 @@ final class ThrottleSink<Element>: Sink<Element>, @unchecked Sendable {
             if case .deliver(let first) = decision {
                 deliver(first)
             } else {
-                // The source is finished: release it now, as RxSwift does; the pending
-                // element and `completed` go out when the timer fires.
+                // The source is finished: release it now (RxSwift's subscription ranges end
+                // here too); the pending element and `completed` go out when the timer fires.
                 sourceSubscription.dispose()
             }
         }
