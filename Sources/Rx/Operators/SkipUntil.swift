@@ -1,0 +1,65 @@
+extension ObservableType {
+    /// The source's elements emitted after `other` emits its first element.
+    ///
+    /// `other` is subscribed after the source and unsubscribed once it emits (or completes).
+    /// An error from either ends the sequence with it. As in RxSwift, if the source
+    /// completes before `other` emitted, the subscription ends without a `completed` event.
+    public func skip<Other: ObservableType>(until other: Other) -> Observable<Element> {
+        let source = asObservable()
+        let other = other.asObservable()
+        return Observable<Element>.make { observer in
+            let sink = SkipUntilSink(downstream: observer)
+            sink.attach(source.run(AnyObserver { sink.on($0) }))
+            sink.otherSubscription.setDisposable(other.run(AnyObserver { sink.onOther($0) }))
+            return sink
+        }
+    }
+
+    /// The source's elements emitted after `other` emits its first element.
+    @available(*, deprecated, renamed: "skip(until:)")
+    public func skipUntil<Other: ObservableType>(_ other: Other) -> Observable<Element> {
+        skip(until: other)
+    }
+}
+
+/// `skip(until:)` needs no delivery queue: the source forwards elements only once the gate
+/// is open, and `other` is ignored from then on, so the two never deliver elements at the
+/// same time; their terminal events are already exclusive through `forwardTerminal`.
+final class SkipUntilSink<Element>: Sink<Element>, @unchecked Sendable {
+    // Sendable: the gate is atomic; the disposable is thread-safe.
+    private let isOpen = AtomicInt(0)
+    let otherSubscription = SingleAssignmentDisposable()
+
+    func on(_ event: Event<Element>) {
+        switch event {
+        case .next:
+            if isOpen.load() != 0 { forward(event) }
+        case .error:
+            forwardTerminal(event)
+        case .completed:
+            if isOpen.load() != 0 {
+                forwardTerminal(event)
+            } else {
+                dispose()
+            }
+        }
+    }
+
+    func onOther<Other>(_ event: Event<Other>) {
+        // `other`'s events arrive serially, and only this method opens the gate.
+        guard isOpen.load() == 0 else { return }
+        switch event {
+        case .next:
+            isOpen.store(1)
+            otherSubscription.dispose()
+        case .error(let error):
+            forwardTerminal(.error(error))
+        case .completed:
+            otherSubscription.dispose()
+        }
+    }
+
+    override func didDispose() {
+        otherSubscription.dispose()
+    }
+}
