@@ -27,7 +27,8 @@ extension ObservableType {
         function: String = #function
     ) -> Observable<Element> {
         debug(
-            identifier: debugLogIdentifier(identifier, file: file, line: line, function: function), trimOutput: trimOutput
+            identifier: debugLogIdentifier(identifier, file: file, line: line, function: function),
+            trimOutput: trimOutput
         ) { print($0) }
     }
 
@@ -72,7 +73,8 @@ func debugLogTimestamp() -> String {
         let digits = String(value)
         return String(repeating: "0", count: max(0, width - digits.count)) + digits
     }
-    let date = "\(padded(Int(parts.tm_year) + 1900, 4))-\(padded(Int(parts.tm_mon) + 1, 2))-\(padded(Int(parts.tm_mday), 2))"
+    let date =
+        "\(padded(Int(parts.tm_year) + 1900, 4))-\(padded(Int(parts.tm_mon) + 1, 2))-\(padded(Int(parts.tm_mday), 2))"
     let time = "\(padded(Int(parts.tm_hour), 2)):\(padded(Int(parts.tm_min), 2)):\(padded(Int(parts.tm_sec), 2))"
     return "\(date) \(time).\(padded(Int(now.tv_nsec) / 1_000_000, 3))"
 }
@@ -89,7 +91,10 @@ final class DebugSink<Element>: Sink<Element>, @unchecked Sendable {
     private let log: @Sendable (String) -> Void
     private let subscription = LockedState(ErrorsDisposableSlot())
 
-    init(identifier: String, trimOutput: Bool, log: @escaping @Sendable (String) -> Void, downstream: AnyObserver<Element>) {
+    init(
+        identifier: String, trimOutput: Bool, log: @escaping @Sendable (String) -> Void,
+        downstream: AnyObserver<Element>
+    ) {
         self.identifier = identifier
         self.trimOutput = trimOutput
         self.log = log

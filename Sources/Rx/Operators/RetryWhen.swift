@@ -73,6 +73,7 @@ final class RetryWhenSink<Element, Failure: Swift.Error>: Sink<Element>, @unchec
 
     private struct State {
         var subscription = ErrorsDisposableSlot()
+        var trigger = ErrorsDisposableSlot()
         /// The source failed and waits for the trigger.
         var isWaiting = false
         /// How the trigger ended, while nothing waited for it: the next failure ends the
@@ -89,7 +90,8 @@ final class RetryWhenSink<Element, Failure: Swift.Error>: Sink<Element>, @unchec
 
     /// Subscribes to the trigger, then to the source, as RxSwift does.
     func run(trigger: Observable<some Any>) {
-        attach(trigger.subscribe(AnyObserver { self.onTrigger($0) }))
+        let disposable = trigger.subscribe(AnyObserver { self.onTrigger($0) })
+        shared.withLock { $0.trigger.set(disposable, generation: 0) }?.dispose()
         subscribeSource()
     }
 
@@ -147,15 +149,20 @@ final class RetryWhenSink<Element, Failure: Swift.Error>: Sink<Element>, @unchec
         case .completed:
             terminal = .completed
         }
-        let endNow = shared.withLock { state -> Bool in
-            if state.isWaiting { return true }
+        // The trigger is over: release its subscription, as a terminal event does upstream.
+        let (endNow, finishedTrigger) = shared.withLock { state -> (Bool, Disposable?) in
+            let finishedTrigger = state.trigger.dispose()
+            if state.isWaiting { return (true, finishedTrigger) }
             if state.triggerTerminal == nil { state.triggerTerminal = terminal }
-            return false
+            return (false, finishedTrigger)
         }
+        finishedTrigger?.dispose()
         if endNow { forwardTerminal(terminal) }
     }
 
     override func didDispose() {
-        shared.withLock { $0.subscription.dispose() }?.dispose()
+        let (source, trigger) = shared.withLock { ($0.subscription.dispose(), $0.trigger.dispose()) }
+        source?.dispose()
+        trigger?.dispose()
     }
 }

@@ -55,7 +55,9 @@ final class TimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
 
     private let shared = LockedState(State())
 
-    init(dueTime: RxTimeInterval, other: Observable<Element>, scheduler: SchedulerType, downstream: AnyObserver<Element>) {
+    init(
+        dueTime: RxTimeInterval, other: Observable<Element>, scheduler: SchedulerType, downstream: AnyObserver<Element>
+    ) {
         self.dueTime = dueTime
         self.other = other
         self.scheduler = scheduler
