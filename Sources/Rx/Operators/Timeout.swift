@@ -34,10 +34,11 @@ extension ObservableType {
     }
 }
 
-/// The sink of `timeout`. The source and the timer race: under the lock, the source's event
+/// The sink of `timeout`. The source and the timer race: under the lock, a source event
 /// wins unless the timer already switched to `other`, and the timer wins only if no event
-/// came since it was started (its id is still current). The winner delivers, so downstream
-/// is called by one side at a time.
+/// came since it was started (its id is still current). Delivery goes through a
+/// `DeliveryQueue`, so downstream is called by one side at a time, and an event sent from
+/// downstream while it handles one is delivered after it.
 final class TimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
     // Sendable: the mutable state is behind the lock.
     private let dueTime: RxTimeInterval
@@ -48,6 +49,7 @@ final class TimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
         /// Identifies the current timer; every source event moves it on.
         var id = 0
         var switched = false
+        var delivery = DeliveryQueue<Element>()
         var timer = ErrorsDisposableSlot()
         var source = ErrorsDisposableSlot()
         var other = ErrorsDisposableSlot()
@@ -72,17 +74,23 @@ final class TimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
     }
 
     private func on(_ event: Event<Element>) {
-        let wins = shared.withLock { state -> Bool in
-            guard !state.switched else { return false }
+        let (wins, first) = shared.withLock { state -> (Bool, Event<Element>?) in
+            guard !state.switched else { return (false, nil) }
             state.id &+= 1
-            return true
+            return (true, state.delivery.submit(event))
         }
         guard wins else { return }
-        if event.isStopEvent {
-            forwardTerminal(event)
-        } else {
-            forward(event)
-            startTimer()
+        deliver(first)
+        if !event.isStopEvent { startTimer() }
+    }
+
+    private func onOther(_ event: Event<Element>) {
+        deliver(shared.withLock { $0.delivery.submit(event) })
+    }
+
+    private func deliver(_ first: Event<Element>?) {
+        shared.drain(startingWith: first, queue: \.delivery) { event in
+            forwardEvent(event)
         }
     }
 
@@ -110,7 +118,7 @@ final class TimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
         guard wins else { return }
         // As in RxSwift, `other` is subscribed first and the source disposed after.
         let generation = shared.withLock { $0.other.nextGeneration() }
-        let subscription = other.subscribe(AnyObserver { self.forwardEvent($0) })
+        let subscription = other.subscribe(AnyObserver { self.onOther($0) })
         shared.withLock { $0.other.set(subscription, generation: generation) }?.dispose()
         shared.withLock { $0.source.dispose() }?.dispose()
     }

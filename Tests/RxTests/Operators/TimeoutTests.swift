@@ -181,4 +181,18 @@ final class TimeoutTests: RxTestCase {
         XCTAssertFalse(subject.hasObservers)
         box.disposable = nil
     }
+
+    func testTimeout_eventSentFromDownstreamIsDeliveredAfterTheCurrentOne() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let subject = PublishSubject<Int>()
+        var log: [String] = []
+        let subscription = subject.timeout(.seconds(10), scheduler: scheduler).subscribe(onNext: { value in
+            log.append("begin \(value)")
+            if value == 1 { subject.onNext(2) }
+            log.append("end \(value)")
+        })
+        subject.onNext(1)
+        subscription.dispose()
+        XCTAssertEqual(log, ["begin 1", "end 1", "begin 2", "end 2"])
+    }
 }
