@@ -74,17 +74,17 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
         switch event {
         case .next, .completed:
             let now = scheduler.now
-            let (startTimer, finishedSource) = shared.withLock { state -> (Bool, Disposable?) in
-                guard !state.delivery.isTerminated, !state.timer.isDisposed else { return (false, nil) }
+            let (timerGeneration, finishedSource) = shared.withLock { state -> (Int?, Disposable?) in
+                guard !state.delivery.isTerminated, !state.timer.isDisposed else { return (nil, nil) }
                 // The source is done: release it now, the completion waits on its own.
                 let finishedSource = event.isStopEvent ? state.source.dispose() : nil
                 state.pending.append((now, event))
-                if state.isActive { return (false, finishedSource) }
+                if state.isActive { return (nil, finishedSource) }
                 state.isActive = true
-                return (true, finishedSource)
+                return (state.timer.nextGeneration(), finishedSource)
             }
             finishedSource?.dispose()
-            if startTimer { scheduleDelivery(after: dueTime) }
+            if let timerGeneration { scheduleDelivery(after: dueTime, generation: timerGeneration) }
         case .error:
             let (first, finishedSource) = shared.withLock { state -> (Event<Element>?, Disposable?) in
                 state.dropPending()
@@ -95,8 +95,9 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
         }
     }
 
-    private func scheduleDelivery(after interval: RxTimeInterval) {
-        let generation = shared.withLock { $0.timer.nextGeneration() }
+    /// Schedules the timer; `generation` was taken from the timer slot when the caller
+    /// decided to schedule.
+    private func scheduleDelivery(after interval: RxTimeInterval, generation: Int) {
         let disposable = scheduler.scheduleRelative(self, dueTime: interval) { sink in
             sink.deliverOne()
             return Disposables.create()
@@ -115,16 +116,16 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
             return state.delivery.submit(event)
         }
         deliver(first)
-        let nextTime = shared.withLock { state -> RxTime? in
-            guard !state.delivery.isTerminated, state.head < state.pending.count else {
+        let next = shared.withLock { state -> (time: RxTime, generation: Int)? in
+            guard !state.delivery.isTerminated, !state.timer.isDisposed, state.head < state.pending.count else {
                 state.isActive = false
                 return nil
             }
-            return state.pending[state.head].time
+            return (state.pending[state.head].time, state.timer.nextGeneration())
         }
-        guard let nextTime else { return }
-        let remaining = dueTime.seconds - scheduler.now.timeIntervalSince(nextTime)
-        scheduleDelivery(after: .fromSeconds(max(0, remaining)))
+        guard let next else { return }
+        let remaining = dueTime.seconds - scheduler.now.timeIntervalSince(next.time)
+        scheduleDelivery(after: .fromSeconds(max(0, remaining)), generation: next.generation)
     }
 
     private func deliver(_ first: Event<Element>?) {

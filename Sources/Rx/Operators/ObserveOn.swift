@@ -61,19 +61,20 @@ final class ObserveOnSink<Element>: Sink<Element>, @unchecked Sendable {
     }
 
     func on(_ event: Event<Element>) {
-        let start = shared.withLock { state -> Bool in
-            guard !state.isStopped, !state.action.isDisposed else { return false }
+        let generation = shared.withLock { state -> Int? in
+            guard !state.isStopped, !state.action.isDisposed else { return nil }
             if event.isStopEvent { state.isStopped = true }
             state.queue.append(event)
-            if state.isRunning { return false }
+            if state.isRunning { return nil }
             state.isRunning = true
-            return true
+            return state.action.nextGeneration()
         }
-        if start { scheduleDelivery() }
+        if let generation { scheduleDelivery(generation: generation) }
     }
 
-    private func scheduleDelivery() {
-        let generation = shared.withLock { $0.action.nextGeneration() }
+    /// Schedules the action that delivers the oldest queued event; `generation` was taken
+    /// from the action slot when the caller decided to schedule.
+    private func scheduleDelivery(generation: Int) {
         let disposable = scheduler.schedule(self) { sink in
             sink.deliverOne()
             return Disposables.create()
@@ -97,12 +98,14 @@ final class ObserveOnSink<Element>: Sink<Element>, @unchecked Sendable {
             return
         }
         forward(event)
-        let more = shared.withLock { state -> Bool in
-            if state.head < state.queue.count { return true }
-            state.isRunning = false
-            return false
+        let generation = shared.withLock { state -> Int? in
+            guard state.head < state.queue.count, !state.action.isDisposed else {
+                state.isRunning = false
+                return nil
+            }
+            return state.action.nextGeneration()
         }
-        if more { scheduleDelivery() }
+        if let generation { scheduleDelivery(generation: generation) }
     }
 
     override func didDispose() {

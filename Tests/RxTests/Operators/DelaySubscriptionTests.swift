@@ -42,4 +42,12 @@ final class DelaySubscriptionTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(240, 2), .completed(260)])
         XCTAssertEqual(xs.subscriptions, [Subscription(230, 260)])
     }
+
+    func testDelaySubscription_zeroDueTimeSubscribesOnTheNextTick() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createColdObservable([.next(10, 1), .completed(20)])
+        let res = scheduler.start { xs.delaySubscription(.seconds(0), scheduler: scheduler) }
+        XCTAssertEqual(res.events, [.next(211, 1), .completed(221)])
+        XCTAssertEqual(xs.subscriptions, [Subscription(201, 221)])
+    }
 }

@@ -110,6 +110,35 @@ final class DelayTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(210, 1), .next(211, 2), .completed(212)])
     }
 
+    func testDelay_zeroOrNegativeDueTimeDeliversOnTheNextTick() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([.next(210, 1), .completed(220)])
+        let zero = scheduler.createObserver(Int.self)
+        let negative = scheduler.createObserver(Int.self)
+        scheduler.scheduleAt(200) {
+            _ = xs.delay(.seconds(0), scheduler: scheduler).subscribe(zero)
+            _ = xs.delay(.seconds(-5), scheduler: scheduler).subscribe(negative)
+        }
+        scheduler.start()
+        XCTAssertEqual(zero.events, [.next(211, 1), .completed(221)])
+        XCTAssertEqual(negative.events, [.next(211, 1), .completed(221)])
+        XCTAssertEqual(xs.subscriptions, [Subscription(200, 220), Subscription(200, 220)])
+    }
+
+    func testDelay_elementSentFromDownstreamIsDelayedToo() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let subject = PublishSubject<Int>()
+        let observer = scheduler.createObserver(Int.self)
+        let subscription = subject.delay(.seconds(10), scheduler: scheduler).subscribe(onNext: { value in
+            observer.onNext(value)
+            if value == 1 { subject.onNext(2) }
+        })
+        scheduler.scheduleAt(210) { subject.onNext(1) }
+        scheduler.start()
+        subscription.dispose()
+        XCTAssertEqual(observer.events, [.next(220, 1), .next(230, 2)])
+    }
+
     func testDelay_realSchedulerKeepsOrder() {
         let scheduler = ErrorsQueueScheduler(label: "delay", concurrent: true)
         let subject = PublishSubject<Int>()

@@ -165,6 +165,15 @@ final class TimeoutTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(200, 1), .next(200, 2), .completed(200)])
     }
 
+    func testTimeout_zeroDueTimeTimesOutOneTickAfterTheLastElement() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([.next(201, 1), .next(202, 2)])
+        let res = scheduler.start { xs.timeout(.seconds(0), scheduler: scheduler) }
+        // A timer due now runs one tick later, after the source's event of that tick.
+        XCTAssertEqual(res.events, [.next(201, 1), .next(202, 2), .error(203, RxError.timeout)])
+        XCTAssertEqual(xs.subscriptions, [Subscription(200, 203)])
+    }
+
     func testTimeout_disposingFromDownstreamCancelsThePendingTimer() {
         let scheduler = TestScheduler(initialClock: 0)
         let subject = PublishSubject<Int>()
