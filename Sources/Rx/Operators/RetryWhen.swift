@@ -74,8 +74,11 @@ final class RetryWhenSink<Element, Failure: Swift.Error>: Sink<Element>, @unchec
     private struct State {
         var subscription = ErrorsDisposableSlot()
         var trigger = ErrorsDisposableSlot()
-        /// The source failed and waits for the trigger.
+        /// The source failed and waits for the trigger (`isWaiting`), which may already have
+        /// asked for the next attempt (`isResubscribing`) if that attempt waits on the
+        /// trampoline. While waiting, the trigger's terminal event ends the sequence.
         var isWaiting = false
+        var isResubscribing = false
         /// How the trigger ended, while nothing waited for it: the next failure ends the
         /// sequence this way (RxSwift replays it from its notifier subject).
         var triggerTerminal: Event<Element>?
@@ -97,7 +100,11 @@ final class RetryWhenSink<Element, Failure: Swift.Error>: Sink<Element>, @unchec
 
     private func subscribeSource() {
         guard !isDisposed else { return }
-        let (generation, previous) = shared.withLock { $0.subscription.advance() }
+        let (generation, previous) = shared.withLock { state -> (Int, Disposable?) in
+            state.isWaiting = false
+            state.isResubscribing = false
+            return state.subscription.advance()
+        }
         previous?.dispose()
         let disposable = source.subscribe(AnyObserver { self.on($0) })
         shared.withLock { $0.subscription.set(disposable, generation: generation) }?.dispose()
@@ -135,10 +142,12 @@ final class RetryWhenSink<Element, Failure: Swift.Error>: Sink<Element>, @unchec
         switch event {
         case .next:
             let resubscribe = shared.withLock { state -> Bool in
-                defer { state.isWaiting = false }
-                return state.isWaiting
+                // An element that comes while the source is running, or while the next
+                // attempt is already on its way, is not a retry request.
+                guard state.isWaiting, !state.isResubscribing else { return false }
+                state.isResubscribing = true
+                return true
             }
-            // An element that comes while the source is running is not a retry request.
             guard resubscribe else { return }
             // On the trampoline, as in `retry()`: a trigger that answers synchronously must
             // not nest a source that fails synchronously inside the previous attempt.

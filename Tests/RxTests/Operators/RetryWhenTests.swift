@@ -222,4 +222,44 @@ final class RetryWhenTests: RxTestCase {
         _ = source.retry(when: { (errors: Observable<Swift.Error>) in errors }).subscribe { events.append($0) }
         XCTAssertEqual(events, [.next(0), .next(1), .next(0), .next(1), .next(2), .completed])
     }
+
+    func testRetryWhen_triggerEndingBeforeThePendingAttemptStartsEndsTheSequence() {
+        // The source fails during its subscription, so the next attempt waits on the
+        // trampoline; the trigger answers and completes at once: no second attempt.
+        let attempts = ErrorsLocked(0)
+        let failing = Observable<Int>.create { observer in
+            attempts.increment()
+            observer.onError(testError)
+            return Disposables.create()
+        }
+        var events: [Event<Int>] = []
+        _ = failing.retry(when: { (errors: Observable<Swift.Error>) in
+            Observable<Int>.create { observer in
+                errors.subscribe(onNext: { _ in
+                    observer.onNext(1)
+                    observer.onCompleted()
+                })
+            }
+        })
+        .subscribe { events.append($0) }
+        XCTAssertEqual(events, [.completed])
+        XCTAssertEqual(attempts.value, 1)
+    }
+
+    func testRetryWhen_triggerAnsweringTwiceResubscribesOnce() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createColdObservable([.next(10, 1), .error(20, testError)])
+        let res = scheduler.start(disposed: 240) {
+            xs.retry(when: { (errors: Observable<Swift.Error>) in
+                Observable<Int>.create { observer in
+                    errors.subscribe(onNext: { _ in
+                        observer.onNext(1)
+                        observer.onNext(2)
+                    })
+                }
+            })
+        }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(230, 1)])
+        XCTAssertEqual(xs.subscriptions, [Subscription(200, 220), Subscription(220, 240)])
+    }
 }
