@@ -1,0 +1,42 @@
+extension ObservableType {
+    /// Collects every element and emits them as one array when the source completes.
+    ///
+    /// An error from the source ends the sequence with it, and the elements collected so
+    /// far are dropped. An empty source emits `[]`.
+    ///
+    /// RxSwift 6 returns `Single<[Element]>`; this returns the same events as an
+    /// `Observable` until the `Single` trait is available here.
+    ///
+    /// - Returns: A sequence of one element, the array of the source's elements, then
+    ///   `completed`.
+    public func toArray() -> Observable<[Element]> {
+        let source = asObservable()
+        return Observable<[Element]>.make { observer in
+            let sink = ToArraySink(downstream: observer)
+            sink.attach(source.run(AnyObserver { sink.on($0) }))
+            return sink
+        }
+    }
+}
+
+/// The sink of `toArray`.
+final class ToArraySink<Element>: Sink<[Element]>, @unchecked Sendable {
+    // Sendable: `elements` is touched only by `on`, which the Rx grammar serialises.
+    private var elements: [Element] = []
+
+    func on(_ event: Event<Element>) {
+        guard !isStoppedOrDisposed else { return }
+        switch event {
+        case .next(let element):
+            elements.append(element)
+        case .error(let error):
+            elements = []
+            forwardTerminal(.error(error))
+        case .completed:
+            let result = elements
+            elements = []
+            forward(.next(result))
+            forwardTerminal(.completed)
+        }
+    }
+}
