@@ -15,7 +15,7 @@ public final class AsyncSubject<Element>: Observable<Element>, SubjectType, Obse
     // Sendable: all mutable state is in `state`, behind the lock.
     @usableFromInline
     struct State {
-        @usableFromInline var observers = ObserverBag<Element>()
+        @usableFromInline var observers = CatchUpObservers<Element>()
         @usableFromInline var lastElement: Element?
         @usableFromInline var stopEvent: Event<Element>?
         @usableFromInline var isDisposed = false
@@ -49,9 +49,7 @@ public final class AsyncSubject<Element>: Observable<Element>, SubjectType, Obse
                 return nil
             case .error, .completed:
                 state.stopEvent = event
-                let observers = state.observers
-                state.observers.removeAll()
-                return (observers, event.isCompleted ? state.lastElement : nil)
+                return (state.observers.dispatchTerminal(event), event.isCompleted ? state.lastElement : nil)
             }
         }
         guard let (observers, lastElement) = delivery else { return }
@@ -63,23 +61,25 @@ public final class AsyncSubject<Element>: Observable<Element>, SubjectType, Obse
 
     @usableFromInline
     enum Outcome {
-        case subscribed(Int)
+        case subscribed
         case stopped(Element?, Event<Element>)
         case disposed
     }
 
     @inlinable
     override func run(_ observer: AnyObserver<Element>) -> Disposable {
+        let subscription = CatchUpSubscription(owner: self)
         let outcome = state.withLock { state -> Outcome in
             if state.isDisposed { return .disposed }
             if let stopEvent = state.stopEvent {
                 return .stopped(stopEvent.isCompleted ? state.lastElement : nil, stopEvent)
             }
-            return .subscribed(state.observers.insert(observer))
+            state.observers.insert(subscription, observer)
+            return .subscribed
         }
         switch outcome {
-        case .subscribed(let key):
-            return SubjectSubscription(owner: self, key: key)
+        case .subscribed:
+            return subscription
         case .stopped(let lastElement, let event):
             if let lastElement {
                 observer.on(.next(lastElement))
@@ -89,11 +89,6 @@ public final class AsyncSubject<Element>: Observable<Element>, SubjectType, Obse
             observer.on(.error(RxError.disposed(object: self)))
         }
         return Disposables.create()
-    }
-
-    @usableFromInline
-    func unsubscribe(key: Int) {
-        state.withLock { _ = $0.observers.remove(key) }
     }
 
     /// The subject as an observer.
@@ -111,4 +106,9 @@ public final class AsyncSubject<Element>: Observable<Element>, SubjectType, Obse
     }
 }
 
-extension AsyncSubject: KeyedUnsubscribing {}
+extension AsyncSubject: CatchUpUnsubscribing {
+    @usableFromInline
+    func unsubscribe(_ subscription: CatchUpSubscription) {
+        state.withLock { _ = $0.observers.remove(subscription) }
+    }
+}

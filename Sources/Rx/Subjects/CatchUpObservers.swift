@@ -132,11 +132,16 @@ protocol CatchUpUnsubscribing: AnyObject, Sendable {
     func unsubscribe(_ subscription: CatchUpSubscription)
 }
 
-/// One observer's subscription to a replaying subject; disposing it unsubscribes.
+/// One observer's subscription to a subject; disposing it unsubscribes.
+///
+/// The owner is held weakly: the observer's sink holds this subscription and the owner
+/// holds the observer, so a strong reference would keep a subject and the observers of
+/// never-disposed subscriptions alive forever. With it weak, they all go with the subject.
 @usableFromInline
 final class CatchUpSubscription: RxResource, Disposable, @unchecked Sendable {
-    // Sendable: `key` is only touched under the owner's lock; `disposed` is atomic.
-    @usableFromInline let owner: CatchUpUnsubscribing
+    // Sendable: `key` is only touched under the owner's lock; `disposed` is atomic; `owner`
+    // is a weak reference, which Swift reads and writes atomically.
+    @usableFromInline weak var owner: CatchUpUnsubscribing?
     /// The observer's key in the owner's bag, or -1 while it catches up.
     @usableFromInline var key = -1
     @usableFromInline let disposed = AtomicInt(0)
@@ -152,7 +157,7 @@ final class CatchUpSubscription: RxResource, Disposable, @unchecked Sendable {
     @usableFromInline
     func dispose() {
         if disposed.exchange(1) == 0 {
-            owner.unsubscribe(self)
+            owner?.unsubscribe(self)
         }
     }
 }
