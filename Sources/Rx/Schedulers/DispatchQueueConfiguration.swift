@@ -78,7 +78,8 @@ final class DispatchScheduledAction<StateType>: RxResource, Cancelable, @uncheck
 
     /// Runs the action unless it was disposed; called on the queue.
     func run() {
-        let taken = state.withLock { state -> (work: (StateType, @Sendable (StateType) -> Disposable)?, DispatchSourceTimer?) in
+        let taken = state.withLock {
+            state -> (work: (StateType, @Sendable (StateType) -> Disposable)?, DispatchSourceTimer?) in
             defer {
                 state.work = nil
                 state.timer = nil

@@ -39,7 +39,9 @@ final class MulticastTests: RxTestCase {
     }
 
     func testMulticastMakeSubject_connectionsControlSourceSubscriptionAndEachHasItsOwnSubject() {
-        let (res, xs) = runConnections(subscribeAt: 405) { $0.multicast(makeSubject: { ReplaySubject.create(bufferSize: 3) }) }
+        let (res, xs) = runConnections(subscribeAt: 405) {
+            $0.multicast(makeSubject: { ReplaySubject.create(bufferSize: 3) })
+        }
         // The observer's subject is dropped when the 420 connection ends at 530.
         XCTAssertEqual(res.events, [.next(430, 2), .next(450, 9), .next(520, 11)])
         XCTAssertEqual(xs.subscriptions, [Subscription(300, 400), Subscription(420, 530), Subscription(575, 621)])
@@ -213,13 +215,15 @@ final class MulticastTests: RxTestCase {
         let scheduler = TestScheduler(initialClock: 0)
         let xs = scheduler.createHotObservable([.next(210, 1), .next(240, 2), .completed(300)])
         let res = scheduler.start {
-            xs.multicast({ PublishSubject<Int>() }, selector: { shared in
-                Observable<Int>.create { observer in
-                    let first = shared.map { $0 * 10 }.subscribe(observer)
-                    let second = shared.map { $0 * 100 }.subscribe(onNext: { observer.onNext($0) })
-                    return Disposables.create(first, second)
-                }
-            })
+            xs.multicast(
+                { PublishSubject<Int>() },
+                selector: { shared in
+                    Observable<Int>.create { observer in
+                        let first = shared.map { $0 * 10 }.subscribe(observer)
+                        let second = shared.map { $0 * 100 }.subscribe(onNext: { observer.onNext($0) })
+                        return Disposables.create(first, second)
+                    }
+                })
         }
         XCTAssertEqual(res.events, [.next(210, 10), .next(210, 100), .next(240, 20), .next(240, 200), .completed(300)])
         XCTAssertEqual(xs.subscriptions, [Subscription(200, 300)])

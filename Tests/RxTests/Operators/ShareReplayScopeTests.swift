@@ -34,7 +34,8 @@ final class ShareReplayScopeTests: RxTestCase {
     func testShare_defaultsToNoReplayWhileConnected() {
         let run = runStaggeredObservers { $0.share() }
         XCTAssertEqual(
-            run.first.events, [.next(210, 1), .next(220, 2), .next(230, 3), .next(240, 4), .next(250, 5), .next(320, 6)])
+            run.first.events,
+            [.next(210, 1), .next(220, 2), .next(230, 3), .next(240, 4), .next(250, 5), .next(320, 6)])
         XCTAssertEqual(run.second.events, [.next(320, 6)])
         XCTAssertEqual(run.third.events, [.next(550, 7)])
         XCTAssertEqual(run.source.subscriptions, [Subscription(200, 400), Subscription(500, 600)])
@@ -123,7 +124,10 @@ final class ShareReplayScopeTests: RxTestCase {
                 let context = "replay \(replay), \(terminal.value)"
                 XCTAssertEqual(
                     run.first.events,
-                    [.next(210, 1), .next(220, 2), .next(230, 3), .next(240, 4), .next(250, 5), .next(320, 6), terminal],
+                    [
+                        .next(210, 1), .next(220, 2), .next(230, 3), .next(240, 4), .next(250, 5), .next(320, 6),
+                        terminal,
+                    ],
                     context)
                 let replayed = (0..<replay).map { Recorded.next(300, 6 - replay + $0) }
                 XCTAssertEqual(run.second.events, replayed + [.next(320, 6), terminal], context)
