@@ -212,6 +212,29 @@ final class ShareReplayScopeTests: RxTestCase {
         XCTAssertEqual(xs.subscriptions, [Subscription(200, 310)])
     }
 
+    func testShareReplay1_observerSubscribingFromHandlerGetsCurrentElementThenLaterOnes() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([.next(210, 1), .next(220, 2), .next(230, 3), .completed(240)])
+        var shared: Observable<Int>?
+        var outer: Disposable?
+        var inner: Disposable?
+        let res = scheduler.createObserver(Int.self)
+        let nested = scheduler.createObserver(Int.self)
+        scheduler.scheduleAt(100) { shared = xs.share(replay: 1) }
+        scheduler.scheduleAt(200) {
+            outer = shared?.subscribe { event in
+                res.on(event)
+                if event.element == 2 { inner = shared?.subscribe(nested) }
+            }
+        }
+        scheduler.start()
+        XCTAssertEqual(res.events, [.next(210, 1), .next(220, 2), .next(230, 3), .completed(240)])
+        XCTAssertEqual(nested.events, [.next(220, 2), .next(230, 3), .completed(240)])
+        XCTAssertEqual(xs.subscriptions, [Subscription(200, 240)])
+        outer?.dispose()
+        inner?.dispose()
+    }
+
     func testShareReplay1_observersSubscribingDuringConcurrentEmissionSeeIncreasingValues() {
         let subject = PublishSubject<Int>()
         let shared = subject.share(replay: 1)

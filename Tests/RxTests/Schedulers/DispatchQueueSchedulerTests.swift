@@ -175,6 +175,15 @@ final class DispatchQueueSchedulerTests: RxTestCase {
         XCTAssertLessThanOrEqual(abs(schedulers[0].now.timeIntervalSinceNow), 1)
     }
 
+    func testSerialSchedule_actionWrittenInMainActorCodeRunsOffMainWithoutIsolationCrash() {
+        let ran = expectation(description: "ran off main")
+        let scheduler = makeSerialScheduler()
+        MainActor.assumeIsolated {
+            scheduleFromMainActor(on: scheduler, fulfilling: ran)
+        }
+        wait(for: [ran], timeout: 5)
+    }
+
     func testConcurrentScheduler_runsScheduledRelativeAndPeriodicWork() {
         let queue = DispatchQueue(label: "test.concurrent", attributes: .concurrent)
         let schedulers = [
@@ -221,5 +230,16 @@ final class DispatchQueueSchedulerTests: RxTestCase {
         }
         wait(for: [later], timeout: 5)
         XCTAssertEqual(log.entries, [])
+    }
+}
+
+/// Schedules work from main-actor code: the action is `@Sendable`, so it is not inferred
+/// to be main-actor isolated and may run on the scheduler's queue.
+@MainActor
+private func scheduleFromMainActor(on scheduler: SerialDispatchQueueScheduler, fulfilling ran: XCTestExpectation) {
+    _ = scheduler.schedule(()) { _ in
+        XCTAssertFalse(Thread.isMainThread)
+        ran.fulfill()
+        return Disposables.create()
     }
 }
