@@ -22,7 +22,8 @@ public final class ConcurrentDispatchQueueScheduler: SchedulerType, Sendable {
     /// A scheduler on a new concurrent queue of quality of service `qos`.
     public convenience init(qos: DispatchQoS, leeway: DispatchTimeInterval = .nanoseconds(0)) {
         self.init(
-            queue: DispatchQueue(label: "rx.concurrent_dispatch_queue.\(qos.qosClass)", qos: qos, attributes: .concurrent),
+            queue: DispatchQueue(
+                label: "rx.concurrent_dispatch_queue.\(qos.qosClass)", qos: qos, attributes: .concurrent),
             leeway: leeway)
     }
 

@@ -174,6 +174,24 @@ final class ShareReplayScopeTests: RxTestCase {
         }
     }
 
+    func testShare_emptySourceCompletesEveryObserverAndNeverSourceIsDisposedWithTheLastObserver() {
+        for replay in 0..<3 {
+            for scope in [SubjectLifetimeScope.whileConnected, .forever] {
+                let scheduler = TestScheduler(initialClock: 0)
+                let empty = scheduler.createColdObservable([.completed(10)] as [Recorded<Event<Int>>])
+                let never = scheduler.createColdObservable([] as [Recorded<Event<Int>>])
+                let emptyResult = scheduler.start { empty.share(replay: replay, scope: scope) }
+                let neverResult = scheduler.start(created: 1100, subscribed: 1200, disposed: 1300) {
+                    never.share(replay: replay, scope: scope)
+                }
+                XCTAssertEqual(emptyResult.events, [.completed(210)])
+                XCTAssertEqual(empty.subscriptions, [Subscription(200, 210)])
+                XCTAssertEqual(neverResult.events, [])
+                XCTAssertEqual(never.subscriptions, [Subscription(1200, 1300)])
+            }
+        }
+    }
+
     func testShareReplay1_subscriptionsAtTheSameTickShareOneSourceSubscription() {
         let scheduler = TestScheduler(initialClock: 0)
         let xs = scheduler.createColdObservable([.next(5, 42), .completed(5)])
