@@ -71,7 +71,7 @@ final class DispatchScheduledAction<StateType>: RxResource, Cancelable, @uncheck
             state.timer = timer
             return true
         }
-        guard attached else { return }
+        guard attached else { return discardInactive(timer) }
         timer.setEventHandler { self.run() }
         timer.resume()
     }
@@ -137,7 +137,7 @@ final class DispatchPeriodicAction<StateType>: RxResource, Cancelable, @unchecke
             timer = source
             return true
         }
-        guard attached else { return }
+        guard attached else { return discardInactive(source) }
         source.setEventHandler { self.tick() }
         source.resume()
     }
@@ -155,4 +155,11 @@ final class DispatchPeriodicAction<StateType>: RxResource, Cancelable, @unchecke
         }
         source?.cancel()
     }
+}
+
+/// Releases a timer that was never started: dispatch does not allow freeing an inactive
+/// source, so it is cancelled and then activated (its handler never runs).
+func discardInactive(_ timer: DispatchSourceTimer) {
+    timer.cancel()
+    timer.resume()
 }

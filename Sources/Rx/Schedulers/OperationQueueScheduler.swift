@@ -90,7 +90,7 @@ private final class OperationScheduledAction<StateType>: RxResource, Cancelable,
             state.timer = timer
             return true
         }
-        guard started else { return }
+        guard started else { return discardInactive(timer) }
         timer.setEventHandler {
             let fired = self.state.withLock { state -> DispatchSourceTimer? in
                 defer { state.timer = nil }
