@@ -256,12 +256,12 @@ final class ShareReplayScopeTests: RxTestCase {
     func testShareReplay1_observersSubscribingDuringConcurrentEmissionSeeIncreasingValues() {
         let subject = PublishSubject<Int>()
         let shared = subject.share(replay: 1)
-        let failures = FailureLog()
+        let failures = ShareFailureLog()
         // One observer stays, so the connection (and its latest element) persists.
         let anchor = shared.subscribe()
-        runWhileEmitting(into: subject) {
+        shareRunWhileEmitting(into: subject) {
             for _ in 0..<300 {
-                let checker = OrderChecker(failures: failures, slowFirstDelivery: true)
+                let checker = ShareOrderChecker(failures: failures, slowFirstDelivery: true)
                 let subscription = shared.subscribe(onNext: { checker.receive($0) })
                 subscription.dispose()
             }

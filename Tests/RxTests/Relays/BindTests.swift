@@ -5,7 +5,7 @@ import XCTest
 
 final class BindTests: RxTestCase {
     private var savedErrorHandler: Hooks.DefaultErrorHandler?
-    private let reportedErrors = FailureLog()
+    private let reportedErrors = ShareFailureLog()
 
     override func setUp() {
         super.setUp()

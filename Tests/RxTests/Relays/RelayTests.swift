@@ -50,10 +50,10 @@ final class RelayTests: RxTestCase {
 
     func testBehaviorRelay_concurrentAcceptsLeaveLastValueAndOrderedObservers() {
         let relay = BehaviorRelay(value: 0)
-        let failures = FailureLog()
-        let checker = OrderChecker(failures: failures)
+        let failures = ShareFailureLog()
+        let checker = ShareOrderChecker(failures: failures)
         let subscription = relay.subscribe(onNext: { checker.receive($0) })
-        runWhileEmitting(into: AnyObserver<Int> { relay.accept($0.element ?? -1) }) {
+        shareRunWhileEmitting(into: AnyObserver<Int> { relay.accept($0.element ?? -1) }) {
             for _ in 0..<200 { _ = relay.value }
         }
         XCTAssertEqual(failures.messages, [])

@@ -17,7 +17,7 @@ final class DispatchQueueSchedulerTests: RxTestCase {
 
     func testSerialSchedule_runsActionsOnItsQueueInOrder() {
         let scheduler = makeSerialScheduler()
-        let log = OrderLog()
+        let log = ShareEventLog()
         let done = expectation(description: "all ran")
         done.expectedFulfillmentCount = 20
         let key = queueKey
@@ -34,7 +34,7 @@ final class DispatchQueueSchedulerTests: RxTestCase {
 
     func testSerialSchedule_disposedBeforeItRunsNeverRuns() {
         let scheduler = makeSerialScheduler()
-        let log = OrderLog()
+        let log = ShareEventLog()
         let gate = DispatchSemaphore(value: 0)
         _ = scheduler.schedule(()) { _ in
             gate.wait()
@@ -92,7 +92,7 @@ final class DispatchQueueSchedulerTests: RxTestCase {
 
     func testSerialScheduleRelative_disposedBeforeDueNeverRuns() {
         let scheduler = makeSerialScheduler()
-        let log = OrderLog()
+        let log = ShareEventLog()
         let pending = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
             log.append("ran")
             return Disposables.create()
@@ -109,8 +109,8 @@ final class DispatchQueueSchedulerTests: RxTestCase {
 
     func testSerialScheduleRelative_disposedOnItsQueueAfterTheTimerFiredNeverRuns() {
         let scheduler = makeSerialScheduler()
-        let log = OrderLog()
-        let holder = DisposableHolder()
+        let log = ShareEventLog()
+        let holder = ShareDisposableHolder()
         let done = expectation(description: "done")
         _ = scheduler.schedule(()) { _ in
             holder.set(
@@ -133,8 +133,8 @@ final class DispatchQueueSchedulerTests: RxTestCase {
 
     func testSerialSchedulePeriodic_threadsStateUntilDisposed() {
         let scheduler = makeSerialScheduler()
-        let log = OrderLog()
-        let holder = DisposableHolder()
+        let log = ShareEventLog()
+        let holder = ShareDisposableHolder()
         let fourTicks = expectation(description: "four ticks")
         fourTicks.expectedFulfillmentCount = 4
         let key = queueKey
@@ -200,7 +200,7 @@ final class DispatchQueueSchedulerTests: RxTestCase {
                 ran.fulfill()
                 return Disposables.create()
             }
-            let holder = DisposableHolder()
+            let holder = ShareDisposableHolder()
             holder.set(
                 scheduler.schedulePeriodic(0, startAfter: .milliseconds(1), period: .milliseconds(2)) { count in
                     if count < 3 { ran.fulfill() }
@@ -213,7 +213,7 @@ final class DispatchQueueSchedulerTests: RxTestCase {
 
     func testConcurrentScheduler_disposedWorkNeverRuns() {
         let scheduler = ConcurrentDispatchQueueScheduler(qos: .default)
-        let log = OrderLog()
+        let log = ShareEventLog()
         let relative = scheduler.scheduleRelative((), dueTime: .milliseconds(20)) { _ in
             log.append("relative")
             return Disposables.create()

@@ -8,7 +8,7 @@ import XCTest
 final class MainSchedulerTests: RxTestCase {
     func testInstance_runsAtOnceWhenCalledOnTheMainThread() {
         XCTAssertTrue(Thread.isMainThread)
-        let log = OrderLog()
+        let log = ShareEventLog()
         _ = MainScheduler.instance.schedule(()) { _ in
             log.append(Thread.isMainThread ? "main" : "other")
             return Disposables.create()
@@ -29,7 +29,7 @@ final class MainSchedulerTests: RxTestCase {
     }
 
     func testInstance_workQueuedFromAnotherThreadRunsBeforeLaterWorkFromMain() {
-        let order = OrderLog()
+        let order = ShareEventLog()
         let queued = DispatchSemaphore(value: 0)
         let done = expectation(description: "both ran")
         done.expectedFulfillmentCount = 2
@@ -54,7 +54,7 @@ final class MainSchedulerTests: RxTestCase {
     }
 
     func testAsyncInstance_queuesEvenOnTheMainThread() {
-        let log = OrderLog()
+        let log = ShareEventLog()
         let done = expectation(description: "ran")
         _ = MainScheduler.asyncInstance.schedule(()) { _ in
             log.append("ran")
@@ -69,7 +69,7 @@ final class MainSchedulerTests: RxTestCase {
     func testInstance_disposingQueuedWorkCancelsIt() {
         let blocker = DispatchSemaphore(value: 0)
         let scheduled = DispatchSemaphore(value: 0)
-        let box = DisposableHolder()
+        let box = ShareDisposableHolder()
         DispatchQueue.global().async {
             box.set(
                 MainScheduler.instance.schedule(()) { _ in
@@ -102,7 +102,7 @@ final class MainSchedulerTests: RxTestCase {
     func testInstance_schedulePeriodicTicksOnMainUntilDisposed() {
         let ticks = expectation(description: "three ticks")
         ticks.expectedFulfillmentCount = 3
-        let holder = DisposableHolder()
+        let holder = ShareDisposableHolder()
         holder.set(
             MainScheduler.instance.schedulePeriodic(0, startAfter: .milliseconds(1), period: .milliseconds(5)) {
                 count in
@@ -129,46 +129,5 @@ final class MainSchedulerTests: RxTestCase {
             checked.fulfill()
         }
         wait(for: [checked], timeout: 5)
-    }
-}
-
-/// A thread-safe list of strings.
-final class OrderLog: @unchecked Sendable {
-    // Sendable: every access takes the lock.
-    private let lock = NSLock()
-    private var storage: [String] = []
-
-    func append(_ entry: String) {
-        lock.lock()
-        storage.append(entry)
-        lock.unlock()
-    }
-
-    var entries: [String] {
-        lock.lock()
-        defer { lock.unlock() }
-        return storage
-    }
-}
-
-/// Holds a disposable across threads.
-final class DisposableHolder: @unchecked Sendable {
-    // Sendable: every access takes the lock.
-    private let lock = NSLock()
-    private var disposable: Disposable?
-
-    func set(_ newValue: Disposable) {
-        lock.lock()
-        disposable = newValue
-        lock.unlock()
-    }
-
-    func take() -> Disposable? {
-        lock.lock()
-        defer {
-            disposable = nil
-            lock.unlock()
-        }
-        return disposable
     }
 }

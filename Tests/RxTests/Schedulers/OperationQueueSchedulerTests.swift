@@ -23,7 +23,7 @@ final class OperationQueueSchedulerTests: RxTestCase {
         let queue = OperationQueue()
         queue.isSuspended = true
         let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let log = OrderLog()
+        let log = ShareEventLog()
         let cancelled = scheduler.schedule(()) { _ in
             log.append("ran")
             return Disposables.create()
@@ -37,7 +37,7 @@ final class OperationQueueSchedulerTests: RxTestCase {
     func testScheduleRelative_runsAfterTheDelayUnlessDisposed() {
         let queue = OperationQueue()
         let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let log = OrderLog()
+        let log = ShareEventLog()
         let start = Date()
         let ran = expectation(description: "ran")
         _ = scheduler.scheduleRelative((), dueTime: .milliseconds(40)) { _ in
@@ -57,8 +57,8 @@ final class OperationQueueSchedulerTests: RxTestCase {
     func testSchedulePeriodic_threadsStateUntilDisposed() {
         let queue = OperationQueue()
         let scheduler = OperationQueueScheduler(operationQueue: queue)
-        let log = OrderLog()
-        let holder = DisposableHolder()
+        let log = ShareEventLog()
+        let holder = ShareDisposableHolder()
         let threeTicks = expectation(description: "three ticks")
         threeTicks.expectedFulfillmentCount = 3
         holder.set(

@@ -35,7 +35,7 @@ final class SubscribeOnMainTests: RxTestCase {
     func testSubscribeOnMain_eventsFromAnotherThreadArriveOnMainInOrder() {
         let subject = PublishSubject<Int>()
         let received = expectation(description: "completed")
-        let log = OrderLog()
+        let log = ShareEventLog()
         let subscription = subject.subscribeOnMain(
             onNext: { value in log.append("\(value)@\(Thread.isMainThread ? "main" : "other")") },
             onCompleted: {
@@ -54,7 +54,7 @@ final class SubscribeOnMainTests: RxTestCase {
     func testSubscribeOnMain_errorGoesToOnErrorThenOnDisposedOnMain() {
         let subject = PublishSubject<Int>()
         let finished = expectation(description: "disposed")
-        let log = OrderLog()
+        let log = ShareEventLog()
         _ = subject.subscribeOnMain(
             onNext: { log.append("\($0)") },
             onError: { log.append("error \($0)") },
@@ -73,7 +73,7 @@ final class SubscribeOnMainTests: RxTestCase {
 
     func testSubscribeOnMain_disposingDropsEventsStillQueued() {
         let subject = PublishSubject<Int>()
-        let log = OrderLog()
+        let log = ShareEventLog()
         let subscription = subject.subscribeOnMain(
             onNext: { log.append("\($0)") }, onDisposed: { log.append("disposed") })
         // The main thread is busy in this test, so these queue up on the main queue.
@@ -96,8 +96,8 @@ final class SubscribeOnMainTests: RxTestCase {
     func testSubscribeOnMain_disposingOffMainRunsOnDisposedOnMain() {
         let subject = PublishSubject<Int>()
         let disposed = expectation(description: "disposed")
-        let log = OrderLog()
-        let holder = DisposableHolder()
+        let log = ShareEventLog()
+        let holder = ShareDisposableHolder()
         holder.set(
             subject.subscribeOnMain(onDisposed: {
                 log.append(Thread.isMainThread ? "main" : "other")
@@ -112,7 +112,7 @@ final class SubscribeOnMainTests: RxTestCase {
     func testSubscribeOnMain_errorWithoutHandlerGoesToDefaultHandler() {
         let saved = Hooks.defaultErrorHandler
         defer { Hooks.defaultErrorHandler = saved }
-        let log = OrderLog()
+        let log = ShareEventLog()
         Hooks.defaultErrorHandler = { _, error in log.append("\(error)") }
         _ = Observable<Int>.error(testError).subscribeOnMain()
         XCTAssertEqual(log.entries, ["\(testError)"])

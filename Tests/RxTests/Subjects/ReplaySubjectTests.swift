@@ -131,10 +131,10 @@ final class ReplaySubjectTests: RxTestCase {
 
     func testReplaySubject_observerSubscribingDuringConcurrentEmissionSeesIncreasingValues() {
         let subject = ReplaySubject<Int>.create(bufferSize: 4)
-        let failures = FailureLog()
-        runWhileEmitting(into: subject) {
+        let failures = ShareFailureLog()
+        shareRunWhileEmitting(into: subject) {
             for _ in 0..<300 {
-                let checker = OrderChecker(failures: failures, slowFirstDelivery: true)
+                let checker = ShareOrderChecker(failures: failures, slowFirstDelivery: true)
                 let subscription = subject.subscribe(onNext: { checker.receive($0) })
                 subscription.dispose()
             }
