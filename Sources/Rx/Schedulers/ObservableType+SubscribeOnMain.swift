@@ -1,0 +1,105 @@
+import Foundation
+
+extension ObservableType {
+    /// Subscribes handlers isolated to the main actor: each event is delivered on the main
+    /// thread, in order, through `MainScheduler.instance`.
+    ///
+    /// This is the checked way for `@MainActor` code (view models, views) to observe a
+    /// sequence that emits on any thread. An event emitted on the main thread while no
+    /// earlier event is waiting is handled at once; others are queued on the main queue.
+    /// Despite the name, the *subscription* happens on the calling thread, as with
+    /// `subscribe`; only the handlers hop (`subscribe(on:)` is something else).
+    ///
+    /// Events still queued when the subscription is disposed are dropped. `onDisposed`
+    /// runs on the main thread too: at once if disposed there, otherwise soon after.
+    ///
+    /// ```swift
+    /// @MainActor final class ProfileViewModel {
+    ///     var name = ""
+    ///     func bind(to user: Observable<User>) -> Disposable {
+    ///         user.subscribeOnMain(onNext: { [weak self] in self?.name = $0.name })
+    ///     }
+    /// }
+    /// ```
+    ///
+    /// - Returns: A disposable that cancels the subscription.
+    public func subscribeOnMain(
+        onNext: (@MainActor (Element) -> Void)? = nil,
+        onError: (@MainActor (Swift.Error) -> Void)? = nil,
+        onCompleted: (@MainActor () -> Void)? = nil,
+        onDisposed: (@MainActor () -> Void)? = nil
+    ) -> Disposable {
+        let sink = MainActorSubscribeSink<Element>(
+            onNext: onNext, onError: onError, onCompleted: onCompleted, onDisposed: onDisposed)
+        sink.attach(asObservable().subscribe(AnyObserver { sink.on($0) }))
+        return sink
+    }
+}
+
+/// The end of a `subscribeOnMain` chain: hops each event to the main thread and calls the
+/// main-actor handlers there.
+final class MainActorSubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
+    // Sendable: the handlers are immutable and `@MainActor` (so Sendable); the mutable state
+    // is the atomic in `SubscriptionCore`.
+    private let onNext: (@MainActor (Element) -> Void)?
+    private let onError: (@MainActor (Swift.Error) -> Void)?
+    private let onCompleted: (@MainActor () -> Void)?
+    private let onDisposed: (@MainActor () -> Void)?
+
+    init(
+        onNext: (@MainActor (Element) -> Void)?, onError: (@MainActor (Swift.Error) -> Void)?,
+        onCompleted: (@MainActor () -> Void)?, onDisposed: (@MainActor () -> Void)?
+    ) {
+        self.onNext = onNext
+        self.onError = onError
+        self.onCompleted = onCompleted
+        self.onDisposed = onDisposed
+        super.init()
+    }
+
+    func on(_ event: Event<Element>) {
+        guard !isDisposed else { return }
+        // The event crosses to the main thread; the Rx contract (serial delivery, handed
+        // over once) is what makes that safe for a non-Sendable element.
+        let box = UncheckedSendable(event)
+        _ = MainScheduler.instance.schedule(self) { sink in
+            sink.deliverOnMainThread(box.value)
+            return Disposables.create()
+        }
+    }
+
+    /// Called on the main thread (by `MainScheduler.instance`).
+    private func deliverOnMainThread(_ event: Event<Element>) {
+        switch event {
+        case .next(let element):
+            guard !isDisposed, let onNext else { return }
+            let box = UncheckedSendable(element)
+            MainActor.assumeIsolated { onNext(box.value) }
+        case .error(let error):
+            let previous = state.fetchOr(1)
+            guard previous & 1 == 0 else { return }
+            if let onError {
+                MainActor.assumeIsolated { onError(error) }
+            } else {
+                Hooks.defaultErrorHandler([], error)
+            }
+            finishDisposal(previousState: previous)
+        case .completed:
+            let previous = state.fetchOr(1)
+            guard previous & 1 == 0 else { return }
+            if let onCompleted {
+                MainActor.assumeIsolated { onCompleted() }
+            }
+            finishDisposal(previousState: previous)
+        }
+    }
+
+    override func didDispose() {
+        guard let onDisposed else { return }
+        if Thread.isMainThread {
+            MainActor.assumeIsolated { onDisposed() }
+        } else {
+            DispatchQueue.main.async { onDisposed() }
+        }
+    }
+}
