@@ -99,8 +99,9 @@ extension PublishSubject: KeyedUnsubscribing {}
 /// One observer's subscription to a subject; disposing it removes the observer.
 @usableFromInline
 final class SubjectSubscription: RxResource, Disposable, @unchecked Sendable {
-    // Sendable: immutable but for the atomic flag.
-    @usableFromInline let owner: KeyedUnsubscribing
+    // Sendable: immutable but for the atomic flag. The owner is weak, as in RxSwift: a
+    // subscription never disposed must not keep a dropped subject and its observers alive.
+    @usableFromInline weak var owner: (any KeyedUnsubscribing)?
     @usableFromInline let key: Int
     @usableFromInline let disposed = AtomicInt(0)
 
@@ -114,7 +115,7 @@ final class SubjectSubscription: RxResource, Disposable, @unchecked Sendable {
     @usableFromInline
     func dispose() {
         if disposed.exchange(1) == 0 {
-            owner.unsubscribe(key: key)
+            owner?.unsubscribe(key: key)
         }
     }
 }
