@@ -8,7 +8,7 @@ import XCTest
 final class CreateStressTests: RxTestCase {
     func testCreate_backgroundEmitterStopsAndIsDisposedOnceWhenDisposed() {
         let before = Resources.total
-        let rounds = StressBudget.iterations(400)
+        let rounds = StressBudget.iterations(2_000)
         let deadline = StressDeadline()
         var failures: [String] = []
         for round in 0..<rounds where !deadline.hasPassed {
@@ -59,15 +59,18 @@ final class CreateStressTests: RxTestCase {
 
     func testCreate_completionRacingDisposeDisposesSourceExactlyOnce() {
         let before = Resources.total
-        let rounds = StressBudget.iterations(1_000)
+        let rounds = StressBudget.iterations(3_000)
         let deadline = StressDeadline()
         var failures: [String] = []
         for round in 0..<rounds where !deadline.hasPassed {
-            let emitted = round % 20
+            let emitted = round % 8
             let loopEnded = DispatchSemaphore(value: 0)
+            let rendezvous = StressRendezvous()
             let cancel = StressCountingDisposable()
             let source = Observable<Int>.create { observer in
-                DispatchQueue.global().async {
+                // A dedicated thread: the rendezvous spins, which a pool thread must not.
+                Thread.detachNewThread {
+                    rendezvous.arriveAndWait()
                     for value in 0..<emitted { observer.onNext(value) }
                     observer.onCompleted()
                     observer.onNext(-1)
@@ -81,6 +84,8 @@ final class CreateStressTests: RxTestCase {
                 onNext: { probe.on(.next($0)) },
                 onCompleted: { probe.on(.completed) },
                 onDisposed: { disposals.increment() })
+            rendezvous.arriveAndWait()
+            stressSpin((round / 8) % 32 * 20)
             subscription.dispose()
             loopEnded.wait()
             let elements = probe.elements

@@ -112,7 +112,8 @@ final class PublishSubjectStressTests: RxTestCase {
             }
             for (probe, subscription) in probes.all {
                 if probe.terminalEvents != 1 || probe.eventsAfterTerminal != 0 || probe.overlaps != 0 {
-                    failures.append("round \(round): terminal \(probe.terminalEvents), after \(probe.eventsAfterTerminal)")
+                    failures.append(
+                        "round \(round): terminal \(probe.terminalEvents), after \(probe.eventsAfterTerminal)")
                 }
                 if probe.elements.contains(-1) { failures.append("round \(round): element after completion") }
                 subscription.dispose()

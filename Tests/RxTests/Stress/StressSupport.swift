@@ -87,6 +87,59 @@ final class StressCounter: @unchecked Sendable {
     }
 }
 
+/// Lines threads up so that what follows on each starts at the same moment, which makes
+/// narrow races (a terminal event against `dispose()`) likely to be hit. The threads spin
+/// briefly (yielding): use it only between threads that are all running, such as those
+/// of `stressRace`, never between tasks of a shared pool.
+final class StressRendezvous: @unchecked Sendable {
+    // Sendable: the count is behind `lock`.
+    private let lock = NSLock()
+    private var arrived = 0
+    private let parties: Int
+
+    init(parties: Int = 2) {
+        self.parties = parties
+    }
+
+    func arriveAndWait() {
+        lock.lock()
+        arrived += 1
+        lock.unlock()
+        while true {
+            lock.lock()
+            let ready = arrived >= parties
+            lock.unlock()
+            if ready { return }
+            sched_yield()
+        }
+    }
+}
+
+/// Runs each of `bodies` on its own thread (the first on the calling thread), all
+/// starting at the same moment, and returns when all have finished.
+func stressRace(_ bodies: [@Sendable () -> Void]) {
+    guard let first = bodies.first else { return }
+    let rendezvous = StressRendezvous(parties: bodies.count)
+    let finished = DispatchSemaphore(value: 0)
+    for body in bodies.dropFirst() {
+        Thread.detachNewThread {
+            rendezvous.arriveAndWait()
+            body()
+            finished.signal()
+        }
+    }
+    rendezvous.arriveAndWait()
+    first()
+    for _ in bodies.dropFirst() { finished.wait() }
+}
+
+/// Burns roughly `iterations` steps of CPU, to shift one side of a race by a varying amount.
+func stressSpin(_ iterations: Int) {
+    var value = 0
+    for step in 0..<iterations { value &+= step }
+    withExtendedLifetime(value) {}
+}
+
 /// A lock-protected flag.
 final class StressFlag: @unchecked Sendable {
     // Sendable: the value is behind `lock`.
