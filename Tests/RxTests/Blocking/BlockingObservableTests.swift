@@ -241,11 +241,11 @@ final class BlockingObservableTests: RxTestCase {
         }
         // Release the predicate only well after the timeout has passed.
         DispatchQueue.global().async {
-            predicateEntered.wait()
-            DispatchQueue.global().asyncAfter(deadline: .now() + 0.2) { releasePredicate.signal() }
+            _ = predicateEntered.wait(timeout: .now() + 10)
+            DispatchQueue.global().asyncAfter(deadline: .now() + 0.6) { releasePredicate.signal() }
         }
         var predicateReturned = false
-        let result = source.toBlocking(timeout: 0.05).materializeSingle { _ in
+        let result = source.toBlocking(timeout: 0.3).materializeSingle { _ in
             predicateEntered.signal()
             releasePredicate.wait()
             predicateReturned = true

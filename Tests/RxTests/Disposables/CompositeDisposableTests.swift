@@ -10,20 +10,20 @@ final class CompositeDisposableTests: RxTestCase {
     }
 
     func testInitTwoAndThree_holdTheirMembers() {
-        XCTAssertEqual(CompositeDisposable(CountingDisposable(), CountingDisposable()).count, 2)
-        XCTAssertEqual(CompositeDisposable(CountingDisposable(), CountingDisposable(), CountingDisposable()).count, 3)
+        XCTAssertEqual(CompositeDisposable(SpyDisposable(), SpyDisposable()).count, 2)
+        XCTAssertEqual(CompositeDisposable(SpyDisposable(), SpyDisposable(), SpyDisposable()).count, 3)
     }
 
     func testInitVariadicAndArray_holdTheirMembers() {
-        let members = (0..<5).map { _ in CountingDisposable() }
+        let members = (0..<5).map { _ in SpyDisposable() }
         XCTAssertEqual(CompositeDisposable(members[0], members[1], members[2], members[3], members[4]).count, 5)
         XCTAssertEqual(CompositeDisposable(disposables: members).count, 5)
     }
 
     func testInsert_returnsDistinctKeysAndCounts() {
         let group = CompositeDisposable()
-        let first = group.insert(CountingDisposable())
-        let second = group.insert(CountingDisposable())
+        let first = group.insert(SpyDisposable())
+        let second = group.insert(SpyDisposable())
         XCTAssertNotNil(first)
         XCTAssertNotNil(second)
         XCTAssertNotEqual(first, second)
@@ -32,8 +32,8 @@ final class CompositeDisposableTests: RxTestCase {
 
     func testRemove_disposesThatMemberOnlyOnce() {
         let group = CompositeDisposable()
-        let kept = CountingDisposable()
-        let removed = CountingDisposable()
+        let kept = SpyDisposable()
+        let removed = SpyDisposable()
         group.insert(kept)
         let key = group.insert(removed)!
         group.remove(for: key)
@@ -47,9 +47,9 @@ final class CompositeDisposableTests: RxTestCase {
     }
 
     func testDispose_disposesEveryMemberOnceInInsertionOrder() {
-        let log = DisposalOrderLog()
+        let log = SpyDisposalLog()
         let group = CompositeDisposable()
-        for name in ["a", "b", "c", "d"] { group.insert(CountingDisposable(name, log: log)) }
+        for name in ["a", "b", "c", "d"] { group.insert(SpyDisposable(name, log: log)) }
         group.dispose()
         group.dispose()
         XCTAssertTrue(group.isDisposed)
@@ -60,7 +60,7 @@ final class CompositeDisposableTests: RxTestCase {
     func testInsertAfterDispose_disposesAtOnceAndReturnsNil() {
         let group = CompositeDisposable()
         group.dispose()
-        let late = CountingDisposable()
+        let late = SpyDisposable()
         XCTAssertNil(group.insert(late))
         XCTAssertEqual(late.disposeCount, 1)
         XCTAssertEqual(group.count, 0)
@@ -68,7 +68,7 @@ final class CompositeDisposableTests: RxTestCase {
 
     func testRemoveAfterDispose_doesNothing() {
         let group = CompositeDisposable()
-        let member = CountingDisposable()
+        let member = SpyDisposable()
         let key = group.insert(member)!
         group.dispose()
         group.remove(for: key)
@@ -77,7 +77,7 @@ final class CompositeDisposableTests: RxTestCase {
 
     func testMemberDisposingTheGroupDuringDispose_doesNotDeadlock() {
         let group = CompositeDisposable()
-        let other = CountingDisposable()
+        let other = SpyDisposable()
         group.insert(Disposables.create { group.dispose() })
         group.insert(other)
         group.dispose()

@@ -35,8 +35,8 @@ final class DisposablesFactoryTests: RxTestCase {
     }
 
     func testCreateBinary_disposesBothOnce() {
-        let first = CountingDisposable()
-        let second = CountingDisposable()
+        let first = SpyDisposable()
+        let second = SpyDisposable()
         let disposable = Disposables.create(first, second)
         XCTAssertFalse(disposable.isDisposed)
         disposable.dispose()
@@ -47,8 +47,8 @@ final class DisposablesFactoryTests: RxTestCase {
     }
 
     func testCreateThree_disposesAllOnceInOrder() {
-        let log = DisposalOrderLog()
-        let members = ["a", "b", "c"].map { CountingDisposable($0, log: log) }
+        let log = SpyDisposalLog()
+        let members = ["a", "b", "c"].map { SpyDisposable($0, log: log) }
         let disposable = Disposables.create(members[0], members[1], members[2])
         disposable.dispose()
         disposable.dispose()
@@ -57,8 +57,8 @@ final class DisposablesFactoryTests: RxTestCase {
     }
 
     func testCreateVariadic_disposesAllOnceInOrder() {
-        let log = DisposalOrderLog()
-        let members = ["a", "b", "c", "d", "e"].map { CountingDisposable($0, log: log) }
+        let log = SpyDisposalLog()
+        let members = ["a", "b", "c", "d", "e"].map { SpyDisposable($0, log: log) }
         let disposable = Disposables.create(members[0], members[1], members[2], members[3], members[4])
         disposable.dispose()
         disposable.dispose()
@@ -67,7 +67,7 @@ final class DisposablesFactoryTests: RxTestCase {
 
     func testCreateArray_disposesAllOnceForAnyCount() {
         for count in 0...5 {
-            let members = (0..<count).map { _ in CountingDisposable() }
+            let members = (0..<count).map { _ in SpyDisposable() }
             let disposable = Disposables.create(members)
             XCTAssertFalse(disposable.isDisposed, "count \(count)")
             disposable.dispose()
@@ -79,7 +79,7 @@ final class DisposablesFactoryTests: RxTestCase {
 
     func testCreateWith_concurrentDisposeRunsActionExactlyOnce() {
         for _ in 0..<200 {
-            let calls = CountingDisposable()
+            let calls = SpyDisposable()
             let disposable = Disposables.create { calls.dispose() }
             DispatchQueue.concurrentPerform(iterations: 4) { _ in disposable.dispose() }
             XCTAssertEqual(calls.disposeCount, 1)
@@ -87,7 +87,7 @@ final class DisposablesFactoryTests: RxTestCase {
     }
 
     func testDisposedBy_addsToTheBag() {
-        let member = CountingDisposable()
+        let member = SpyDisposable()
         var bag: DisposeBag? = DisposeBag()
         member.disposed(by: bag!)
         XCTAssertEqual(member.disposeCount, 0)

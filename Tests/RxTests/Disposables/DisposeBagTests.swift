@@ -4,16 +4,16 @@ import XCTest
 
 final class DisposeBagTests: RxTestCase {
     func testDeinit_disposesEveryMemberOnceInInsertionOrder() {
-        let log = DisposalOrderLog()
+        let log = SpyDisposalLog()
         var bag: DisposeBag? = DisposeBag()
-        for name in ["a", "b", "c"] { bag?.insert(CountingDisposable(name, log: log)) }
+        for name in ["a", "b", "c"] { bag?.insert(SpyDisposable(name, log: log)) }
         XCTAssertEqual(log.all, [])
         bag = nil
         XCTAssertEqual(log.all, ["a", "b", "c"])
     }
 
     func testInsertVariadicAndArray_addEveryMember() {
-        let members = (0..<4).map { _ in CountingDisposable() }
+        let members = (0..<4).map { _ in SpyDisposable() }
         var bag: DisposeBag? = DisposeBag()
         bag?.insert(members[0], members[1])
         bag?.insert([members[2], members[3]])
@@ -22,7 +22,7 @@ final class DisposeBagTests: RxTestCase {
     }
 
     func testInitDisposing_holdsTheGivenMembers() {
-        let members = (0..<4).map { _ in CountingDisposable() }
+        let members = (0..<4).map { _ in SpyDisposable() }
         var first: DisposeBag? = DisposeBag(disposing: members[0], members[1])
         var second: DisposeBag? = DisposeBag(disposing: [members[2], members[3]])
         XCTAssertEqual(members.map(\.disposeCount), [0, 0, 0, 0])

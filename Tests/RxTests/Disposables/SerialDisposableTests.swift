@@ -11,20 +11,20 @@ final class SerialDisposableTests: RxTestCase {
 
     func testSettingDisposable_disposesThePreviousOne() {
         let serial = SerialDisposable()
-        let first = CountingDisposable()
-        let second = CountingDisposable()
+        let first = SpyDisposable()
+        let second = SpyDisposable()
         serial.disposable = first
         XCTAssertEqual(first.disposeCount, 0)
         serial.disposable = second
         XCTAssertEqual(first.disposeCount, 1)
         XCTAssertEqual(second.disposeCount, 0)
-        XCTAssertTrue((serial.disposable as? CountingDisposable) === second)
+        XCTAssertTrue((serial.disposable as? SpyDisposable) === second)
         serial.dispose()
     }
 
     func testDispose_disposesTheCurrentOneOnce() {
         let serial = SerialDisposable()
-        let current = CountingDisposable()
+        let current = SpyDisposable()
         serial.disposable = current
         serial.dispose()
         serial.dispose()
@@ -34,10 +34,10 @@ final class SerialDisposableTests: RxTestCase {
 
     func testSettingAfterDispose_disposesTheNewOneAtOnce() {
         let serial = SerialDisposable()
-        let first = CountingDisposable()
+        let first = SpyDisposable()
         serial.disposable = first
         serial.dispose()
-        let late = CountingDisposable()
+        let late = SpyDisposable()
         serial.disposable = late
         XCTAssertEqual(late.disposeCount, 1)
         XCTAssertEqual(first.disposeCount, 1)

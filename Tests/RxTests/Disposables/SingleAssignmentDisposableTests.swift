@@ -5,7 +5,7 @@ import XCTest
 final class SingleAssignmentDisposableTests: RxTestCase {
     func testSetThenDispose_disposesTheUnderlyingOnce() {
         let single = SingleAssignmentDisposable()
-        let underlying = CountingDisposable()
+        let underlying = SpyDisposable()
         single.setDisposable(underlying)
         XCTAssertFalse(single.isDisposed)
         XCTAssertEqual(underlying.disposeCount, 0)
@@ -19,15 +19,15 @@ final class SingleAssignmentDisposableTests: RxTestCase {
         let single = SingleAssignmentDisposable()
         single.dispose()
         XCTAssertTrue(single.isDisposed)
-        let underlying = CountingDisposable()
+        let underlying = SpyDisposable()
         single.setDisposable(underlying)
         XCTAssertEqual(underlying.disposeCount, 1)
     }
 
     func testSecondSet_disposesTheSecondAndKeepsTheFirst() {
         let single = SingleAssignmentDisposable()
-        let first = CountingDisposable()
-        let second = CountingDisposable()
+        let first = SpyDisposable()
+        let second = SpyDisposable()
         single.setDisposable(first)
         single.setDisposable(second)
         XCTAssertEqual(first.disposeCount, 0)
@@ -39,9 +39,9 @@ final class SingleAssignmentDisposableTests: RxTestCase {
 
     func testDispose_releasesTheUnderlying() {
         let single = SingleAssignmentDisposable()
-        weak var weakUnderlying: CountingDisposable?
+        weak var weakUnderlying: SpyDisposable?
         do {
-            let underlying = CountingDisposable()
+            let underlying = SpyDisposable()
             weakUnderlying = underlying
             single.setDisposable(underlying)
         }

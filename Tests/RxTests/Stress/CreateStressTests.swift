@@ -54,7 +54,7 @@ final class CreateStressTests: RxTestCase {
             }
         }
         XCTAssertEqual(failures, [])
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testCreate_completionRacingDisposeDisposesSourceExactlyOnce() {
@@ -99,7 +99,7 @@ final class CreateStressTests: RxTestCase {
             }
         }
         XCTAssertEqual(failures, [])
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testCreate_synchronousTerminalOnManyThreadsDisposesEachReturnedDisposableOnce() {
@@ -119,7 +119,7 @@ final class CreateStressTests: RxTestCase {
         }
         XCTAssertGreaterThan(subscriptions.value, 0)
         XCTAssertEqual(disposeCalls.value, subscriptions.value)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testCreate_manyConcurrentSubscriptionsEachDisposeTheirSourceOnce() {
@@ -147,6 +147,6 @@ final class CreateStressTests: RxTestCase {
         }
         XCTAssertEqual(violations.value, 0)
         XCTAssertEqual(disposed.value, subscribed.value)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 }

@@ -39,7 +39,7 @@ final class DisposablesStressTests: RxTestCase {
             if group.count != 0 || !group.isDisposed { failures.append("round \(round): group not empty") }
         }
         XCTAssertEqual(failures, [])
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testSerialDisposable_concurrentReplacementAndDisposeDisposeEachValueOnce() {
@@ -71,7 +71,7 @@ final class DisposablesStressTests: RxTestCase {
             }
         }
         XCTAssertEqual(failures, [])
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testSingleAssignmentDisposable_setRacingDisposeDisposesOnce() {
@@ -95,7 +95,7 @@ final class DisposablesStressTests: RxTestCase {
             if member.disposeCount != 1 || !single.isDisposed { failures.increment() }
         }
         XCTAssertEqual(failures.value, 0)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testDisposeBag_concurrentInsertsAreAllDisposedOnceWhenTheBagGoes() {
@@ -143,7 +143,7 @@ final class DisposablesStressTests: RxTestCase {
             }
         }
         XCTAssertEqual(failures.value, 0)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testCompositeDisposable_disposedFromManyThreadsAtOnceDisposesEachMemberOnce() {
@@ -156,7 +156,7 @@ final class DisposablesStressTests: RxTestCase {
             if members.contains(where: { $0.disposeCount != 1 }) { failures.increment() }
         }
         XCTAssertEqual(failures.value, 0)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 }
 

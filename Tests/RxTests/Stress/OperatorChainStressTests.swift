@@ -48,7 +48,7 @@ final class OperatorChainStressTests: RxTestCase {
             slot.disposable = nil
         }
         XCTAssertEqual(failures, [])
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testSynchronousChains_onManyThreadsAtOnceDeliverEverythingAndReleaseEverything() {
@@ -61,7 +61,7 @@ final class OperatorChainStressTests: RxTestCase {
             if sum != expected { wrongSums.increment() }
         }
         XCTAssertEqual(wrongSums.value, 0)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testSubjectChains_subscribedAndDisposedWhileAnotherThreadEmits() {
@@ -97,7 +97,7 @@ final class OperatorChainStressTests: RxTestCase {
         stop.set()
         emitterDone.wait()
         XCTAssertEqual(violations.value, 0)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 }
 

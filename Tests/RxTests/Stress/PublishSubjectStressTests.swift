@@ -32,7 +32,7 @@ final class PublishSubjectStressTests: RxTestCase {
         XCTAssertEqual(violations.value, 0)
         XCTAssertEqual(missed.value, 0)
         XCTAssertFalse(subject.hasObservers)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testPublishSubject_disposeInsideHandlerStopsDeliveryOnThatThread() {
@@ -56,7 +56,7 @@ final class PublishSubjectStressTests: RxTestCase {
         }
         XCTAssertEqual(violations.value, 0)
         XCTAssertFalse(subject.hasObservers)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testPublishSubject_unserialisedSubscribersNeverSeeConcurrentCalls() {
@@ -87,7 +87,7 @@ final class PublishSubjectStressTests: RxTestCase {
         emitterDone.wait()
         XCTAssertEqual(violations.value, 0)
         XCTAssertFalse(subject.hasObservers)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testPublishSubject_subscribersRacingCompletionGetExactlyOneTerminalEvent() {
@@ -121,7 +121,7 @@ final class PublishSubjectStressTests: RxTestCase {
             XCTAssertFalse(subject.hasObservers)
         }
         XCTAssertEqual(failures, [])
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 
     func testPublishSubject_disposingTheSubjectRacingWithSubscribersAndEmitters() {
@@ -161,7 +161,7 @@ final class PublishSubjectStressTests: RxTestCase {
             XCTAssertFalse(subject.hasObservers)
         }
         XCTAssertEqual(violations.value, 0)
-        assertResourcesReturn(to: before)
+        assertResourcesSettle(at: before)
     }
 }
 

@@ -56,11 +56,6 @@ func stressConcurrently(
     }
 }
 
-/// The identity of the current thread.
-func currentThreadID() -> pthread_t {
-    pthread_self()
-}
-
 /// A lock-protected integer.
 final class StressCounter: @unchecked Sendable {
     // Sendable: the value is behind `lock`.
@@ -273,7 +268,7 @@ final class StressCountingDisposable: Disposable, @unchecked Sendable {
 /// threads release (a dispatched block and what it captured) may still be on their way
 /// out when the test's own work is done, so this waits up to two seconds for the count
 /// to settle, as `RxTestCase.tearDown` does.
-func assertResourcesReturn(to expected: Int32, file: StaticString = #filePath, line: UInt = #line) {
+func assertResourcesSettle(at expected: Int32, file: StaticString = #filePath, line: UInt = #line) {
     let deadline = Date(timeIntervalSinceNow: 2)
     while Resources.total != expected && Date() < deadline {
         RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))

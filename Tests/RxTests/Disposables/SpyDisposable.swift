@@ -4,14 +4,14 @@ import Rx
 /// A disposable that counts every `dispose()` call it receives (it does not deduplicate),
 /// so tests can check that containers dispose each member exactly once. It can also
 /// append its `name` to a shared log, to check disposal order.
-final class CountingDisposable: Disposable, @unchecked Sendable {
+final class SpyDisposable: Disposable, @unchecked Sendable {
     // Sendable: the count and the log are behind `lock` / the log's own lock.
     private let lock = NSLock()
     private var calls = 0
     private let name: String
-    private let log: DisposalOrderLog?
+    private let log: SpyDisposalLog?
 
-    init(_ name: String = "", log: DisposalOrderLog? = nil) {
+    init(_ name: String = "", log: SpyDisposalLog? = nil) {
         self.name = name
         self.log = log
     }
@@ -32,7 +32,7 @@ final class CountingDisposable: Disposable, @unchecked Sendable {
 }
 
 /// The names of disposables in the order they were disposed.
-final class DisposalOrderLog: @unchecked Sendable {
+final class SpyDisposalLog: @unchecked Sendable {
     // Sendable: the names are behind `lock`.
     private let lock = NSLock()
     private var names: [String] = []
