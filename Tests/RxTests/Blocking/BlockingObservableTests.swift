@@ -36,6 +36,18 @@ final class BlockingObservableTests: RxTestCase {
         }
     }
 
+    func testToArray_zeroTimeoutStillReadsASynchronousSequence() {
+        XCTAssertEqual(try Observable.of(1, 2).toBlocking(timeout: 0).toArray(), [1, 2])
+    }
+
+    func testToArray_zeroOrNegativeTimeoutFailsAtOnceWhenTheSequenceIsNotDone() {
+        for timeout in [0, -1] as [TimeInterval] {
+            XCTAssertThrowsError(try Observable<Int>.never().toBlocking(timeout: timeout).toArray()) { error in
+                assertError(error, RxError.timeout)
+            }
+        }
+    }
+
     func testToArray_timeoutDisposesTheSubscription() {
         let subject = PublishSubject<Int>()
         XCTAssertThrowsError(try subject.toBlocking(timeout: 0.01).toArray())
