@@ -17,6 +17,8 @@ let package = Package(
         .target(name: "Rx"),
         .target(name: "RxTesting", dependencies: ["Rx"]),
         .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
+        .target(name: "LoopbackServer"),
+        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
     ],
     swiftLanguageModes: [.v6]
 )
