@@ -193,7 +193,8 @@ final class Connection {
 
     private func writeResponse(_ response: LoopbackResponse, isHead: Bool, keepAlive: Bool) -> Bool {
         let hasBody = Self.statusAllowsBody(response.status)
-        var bytes = responseHead(of: response, framing: hasBody ? .length(response.body.count) : .none, keepAlive: keepAlive)
+        var bytes = responseHead(
+            of: response, framing: hasBody ? .length(response.body.count) : .none, keepAlive: keepAlive)
         guard hasBody, !isHead, !response.body.isEmpty else { return write(bytes) }
         if response.body.count <= Self.coalesceLimit {
             bytes.append(contentsOf: response.body)

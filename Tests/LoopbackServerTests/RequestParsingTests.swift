@@ -45,7 +45,8 @@ final class RequestParsingTests: LoopbackTestCase {
             try client.send([byte])
         }
         let response = try client.readResponse()
-        XCTAssertEqual(try JSONDecoder().decode(LoopbackServer.EchoedRequest.self, from: Data(response.body)).body, "abc")
+        XCTAssertEqual(
+            try JSONDecoder().decode(LoopbackServer.EchoedRequest.self, from: Data(response.body)).body, "abc")
     }
 
     func testChunkedRequestBody_isDechunked() throws {
@@ -99,7 +100,8 @@ final class RequestParsingTests: LoopbackTestCase {
         XCTAssertEqual(try client.readResponse().status, 100)
         try client.send("body")
         let response = try client.readResponse()
-        XCTAssertEqual(try JSONDecoder().decode(LoopbackServer.EchoedRequest.self, from: Data(response.body)).body, "body")
+        XCTAssertEqual(
+            try JSONDecoder().decode(LoopbackServer.EchoedRequest.self, from: Data(response.body)).body, "body")
     }
 
     func testConnectionClose_isHonoured() throws {

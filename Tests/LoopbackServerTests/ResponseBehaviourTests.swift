@@ -124,7 +124,9 @@ final class ResponseBehaviourTests: LoopbackTestCase {
             .get("/headers") { _ in
                 LoopbackResponse(
                     status: 299,
-                    headers: ["X-Custom": "1", "Content-Length": "999", "Connection": "close", "X-Bad": "a\r\nInjected: b"],
+                    headers: [
+                        "X-Custom": "1", "Content-Length": "999", "Connection": "close", "X-Bad": "a\r\nInjected: b",
+                    ],
                     body: Data("abc".utf8))
             }
         ])
@@ -141,7 +143,9 @@ final class ResponseBehaviourTests: LoopbackTestCase {
     }
 
     func testNoContent_hasNoBodyAndKeepsTheConnectionUsable() throws {
-        let server = try makeServer(routes: [.get("/nothing") { _ in LoopbackResponse(status: 204, body: Data("x".utf8)) }])
+        let server = try makeServer(routes: [
+            .get("/nothing") { _ in LoopbackResponse(status: 204, body: Data("x".utf8)) }
+        ])
         let client = try RawClient(port: server.port)
         try client.send("GET /nothing HTTP/1.1\r\n\r\nGET /status/201 HTTP/1.1\r\n\r\n")
         let noContent = try client.readResponse()
