@@ -175,11 +175,15 @@ final class Connection {
         while drained < 1_048_576 {
             let now = Socket.monotonicNanoseconds()
             guard now < deadline else { return }
-            let timeout = Int32(clamping: (deadline - now) / 1_000_000 + 1)
-            guard case .readable = Socket.waitReadable(fd, timeout: timeout),
-                case .data(let count) = Socket.read(fd, into: readChunk)
-            else { return }
-            drained += count
+            switch Socket.waitReadable(fd, timeout: Int32(clamping: (deadline - now) / 1_000_000 + 1)) {
+            case .timedOut:
+                continue
+            case .failed:
+                return
+            case .readable:
+                guard case .data(let count) = Socket.read(fd, into: readChunk) else { return }
+                drained += count
+            }
         }
     }
 

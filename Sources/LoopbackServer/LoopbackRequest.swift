@@ -4,7 +4,8 @@ import Foundation
 public struct LoopbackRequest: Sendable {
     /// The method exactly as sent (`GET`, `POST`, …; HTTP methods are case-sensitive).
     public let method: String
-    /// The request target as sent: path and query, still percent-encoded.
+    /// The request target as sent: path and query, still percent-encoded (an absolute-form
+    /// target, `http://host/path?query`, is reduced to its path and query).
     public let target: String
     /// The path part of the target, still percent-encoded (`/users/a%20b`).
     public let path: String

@@ -15,7 +15,8 @@ import Foundation
 /// `init` binds an ephemeral port and listens (clients can connect at once and wait in the
 /// backlog); `start()` starts answering. Each connection is served on its own thread with
 /// blocking reads, keep-alive and pipelining; the handlers run there, outside any lock.
-/// `stop()` (also run on deinit) closes the listener and every connection.
+/// `stop()` (also run on deinit) closes the listener and every connection. Idle keep-alive
+/// connections stay open (one thread each) until the client closes them or the server stops.
 ///
 /// Routes added later win over earlier ones, and every added route wins over the
 /// built-in routes (see `builtInRoutes`). An unmatched request gets a 404 with a JSON body.
@@ -24,7 +25,8 @@ import Foundation
 public final class LoopbackServer: Sendable {
     /// The server's counters, read together at one instant.
     public struct Counters: Sendable, Equatable {
-        /// Requests received whole and handed to a route (malformed ones are not counted).
+        /// Requests received whole and answered by a route or with 404 (malformed ones are
+        /// not counted). Counted before the handler runs.
         public var requestCount = 0
         /// Connections accepted.
         public var connectionCount = 0
@@ -166,7 +168,7 @@ public final class LoopbackServer: Sendable {
         core.state.withLock { $0.counters }
     }
 
-    /// Requests received whole and handed to a route.
+    /// Requests received whole (see `Counters.requestCount`).
     public var requestCount: Int { counters.requestCount }
 
     /// Connections accepted.

@@ -148,7 +148,7 @@ final class ServerCore: Sendable {
             Connection(fd: fd, id: id, core: self).run()
         }
         thread.name = "LoopbackServer.connection.\(id)"
-        thread.stackSize = 512 * 1024
+        thread.stackSize = 1 << 20
         thread.start()
     }
 

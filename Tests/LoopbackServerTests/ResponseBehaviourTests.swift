@@ -31,6 +31,17 @@ final class ResponseBehaviourTests: LoopbackTestCase {
         XCTAssertEqual(combined.headers["a"], "b")
     }
 
+    func testJSONOfAnUnencodableValue_isA500() throws {
+        struct Unencodable: Encodable {
+            func encode(to encoder: any Encoder) throws {
+                throw EncodingError.invalidValue(0, .init(codingPath: [], debugDescription: "nope"))
+            }
+        }
+        let response = LoopbackResponse.json(Unencodable())
+        XCTAssertEqual(response.status, 500)
+        XCTAssertTrue(String(decoding: response.body, as: UTF8.self).contains("could not encode"))
+    }
+
     func testChunked_sendsTheBodyInChunks() throws {
         let body = String(repeating: "0123456789", count: 10)
         let server = try makeServer(routes: [.get("/chunks") { _ in LoopbackResponse.text(body).chunked(size: 30) }])

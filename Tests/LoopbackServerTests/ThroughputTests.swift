@@ -1,3 +1,8 @@
+#if canImport(Glibc)
+    import Glibc
+#elseif canImport(Darwin)
+    import Darwin
+#endif
 import Foundation
 import LoopbackServer
 import XCTest
@@ -8,7 +13,9 @@ final class ThroughputTests: LoopbackTestCase {
     func testSixtyFourKeepAliveClients_sustainSmallRequests() throws {
         let server = try makeServer()
         let clientCount = 64
-        let requestsPerClient = 300
+        // ThreadSanitizer slows 128 busy threads down some 30 times: check correctness only.
+        let underSanitizer = Self.isThreadSanitizerActive
+        let requestsPerClient = underSanitizer ? 30 : 300
         let request = Array("GET /json HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n".utf8)
         let clients = try (0..<clientCount).map { _ in try RawClient(port: server.port) }
         let failures = Locked<[String]>([])
@@ -45,7 +52,16 @@ final class ThroughputTests: LoopbackTestCase {
                 + "\(String(format: "%.2f", elapsed)) s = \(Int(rate)) requests/s (client and server in one process)")
         // The target is 5,000/s; the floor here is lower because the 64 client threads share
         // the machine's two cores with the server (and with other jobs), in a debug build.
-        XCTAssertGreaterThan(rate, 2_000)
+        if !underSanitizer {
+            XCTAssertGreaterThan(rate, 2_000)
+        }
+    }
+
+    /// Whether the ThreadSanitizer runtime is loaded into this process.
+    private static var isThreadSanitizerActive: Bool {
+        guard let handle = dlopen(nil, RTLD_NOW) else { return false }
+        defer { dlclose(handle) }
+        return dlsym(handle, "__tsan_init") != nil
     }
 }
 
