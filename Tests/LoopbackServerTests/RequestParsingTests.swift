@@ -201,6 +201,33 @@ final class RequestParsingTests: LoopbackTestCase {
         XCTAssertEqual(fetch(server.url(path: "/json"), on: makeSession()).status, 200, "still serving")
     }
 
+    func testMutatedRequests_neverCrashAndTheServerKeepsServing() throws {
+        let server = try makeServer()
+        let valid = Array(
+            ("POST /echo?a=1 HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n3\r\nabc\r\n0\r\n\r\n"
+                + "PUT /echo HTTP/1.1\r\nContent-Length: 4\r\n\r\nbody").utf8)
+        var random = SeededGenerator(seed: 42)
+        let alphabet = Array(" \r\n:;0123456789abcdefABCDEF/?%-\t\u{0}\u{7F}\u{FF}".utf8)
+        for _ in 0..<150 {
+            var bytes = valid
+            for _ in 0..<Int.random(in: 1...6, using: &random) {
+                let index = Int.random(in: 0..<bytes.count, using: &random)
+                switch Int.random(in: 0..<3, using: &random) {
+                case 0: bytes[index] = alphabet.randomElement(using: &random) ?? 0
+                case 1: bytes.remove(at: index)
+                default: bytes.insert(alphabet.randomElement(using: &random) ?? 0, at: index)
+                }
+            }
+            let client = try RawClient(port: server.port)
+            try client.send(bytes)
+            client.shutdownWrite()
+            _ = client.serverClosed()
+        }
+        XCTAssertTrue(server.waitUntil(timeout: 30) { $0.openConnectionCount == 0 })
+        XCTAssertEqual(server.counters.connectionCount, 150)
+        XCTAssertEqual(fetch(server.url(path: "/json"), on: makeSession()).status, 200)
+    }
+
     func testGarbageFromTheClient_answers400() throws {
         let server = try makeServer()
         let client = try RawClient(port: server.port)
@@ -256,5 +283,22 @@ extension Data {
         var result = self
         while result.count < count { result.append(result) }
         return result.prefix(count)
+    }
+}
+
+/// A reproducible random number generator (SplitMix64).
+struct SeededGenerator: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) {
+        state = seed
+    }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var value = state
+        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
+        return value ^ (value >> 31)
     }
 }
