@@ -19,6 +19,8 @@ let package = Package(
         .target(name: "RxTesting", dependencies: ["Rx"]),
         .target(name: "Leash", dependencies: ["Rx"]),
         .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
+        .target(name: "LoopbackServer"),
+        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

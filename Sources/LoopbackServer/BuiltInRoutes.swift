@@ -1,0 +1,103 @@
+import Foundation
+
+extension LoopbackServer {
+    /// The routes every server has unless created with `includeBuiltInRoutes: false`; any
+    /// added route with an overlapping pattern wins over them.
+    ///
+    /// - `GET /json`: `{"id":1,"name":"Leash","tags":["a","b"]}`.
+    /// - `/echo` and `/echo/*`, any method: the request as JSON, see `EchoedRequest`.
+    /// - `/status/{code}`, any method: that status (200…599) with a small JSON error body.
+    /// - `/delay/{milliseconds}`, any method: `{"delayMilliseconds":N}` after the delay.
+    /// - `/close-mid-body`: a 200 announcing 1,024 bytes, closed after 512.
+    /// - `/garbage`: bytes that are not HTTP, then close.
+    /// - `/hang`: no answer until the client disconnects or the server stops.
+    /// - `/large/{bytes}`: a 200 `application/octet-stream` body of that many bytes (at most
+    ///   1 GiB), byte `i` being `i % 256`.
+    ///
+    /// Malformed parameters (`/status/abc`, `/large/-1`) answer 400.
+    public static let builtInRoutes: [Route] = [
+        Route(method: "GET", path: "/json", response: .json(Data(sampleJSON.utf8))),
+        Route(method: nil, path: "/echo", handler: echo),
+        Route(method: nil, path: "/echo/*", handler: echo),
+        Route(method: nil, path: "/status/*") { request in
+            guard let code = lastInteger(request, in: 200...599) else { return .status(400) }
+            return .status(code)
+        },
+        Route(method: nil, path: "/delay/*") { request in
+            guard let milliseconds = lastInteger(request, in: 0...Int(Int32.max)) else { return .status(400) }
+            return LoopbackResponse.json(["delayMilliseconds": milliseconds])
+                .delayed(by: TimeInterval(milliseconds) / 1000)
+        },
+        Route(method: nil, path: "/close-mid-body", response: .closeMidBody()),
+        Route(method: nil, path: "/garbage", response: .garbage()),
+        Route(method: nil, path: "/hang", response: .hang),
+        Route(method: nil, path: "/large/*") { request in
+            guard let count = lastInteger(request, in: 0...(1 << 30)) else { return .status(400) }
+            return LoopbackResponse(
+                headers: ["Content-Type": "application/octet-stream"], body: patternBytes(count: count))
+        },
+    ]
+
+    /// The body of `GET /json`.
+    public static let sampleJSON = #"{"id":1,"name":"Leash","tags":["a","b"]}"#
+
+    /// What `/echo` answers: the request as the server saw it.
+    public struct EchoedRequest: Codable, Sendable, Equatable {
+        /// One query item.
+        public struct QueryItem: Codable, Sendable, Equatable {
+            /// The decoded name.
+            public var name: String
+            /// The decoded value; absent for an item without `=`.
+            public var value: String?
+
+            /// Creates a query item.
+            public init(name: String, value: String?) {
+                self.name = name
+                self.value = value
+            }
+        }
+
+        /// The request method.
+        public var method: String
+        /// The path, still percent-encoded.
+        public var path: String
+        /// The raw query string, absent when the target had no `?`.
+        public var query: String?
+        /// The decoded query items, in order.
+        public var queryItems: [QueryItem]
+        /// The header fields with lower-cased names; repeated fields joined with ", ".
+        public var headers: [String: String]
+        /// The body as UTF-8 text, absent when it is not valid UTF-8.
+        public var body: String?
+        /// The body in base64.
+        public var bodyBase64: String
+        /// The server's id for the connection.
+        public var connectionID: Int
+    }
+
+    private static func echo(_ request: LoopbackRequest) -> LoopbackResponse {
+        var headers: [String: String] = [:]
+        for field in request.headers {
+            let name = field.name.lowercased()
+            headers[name] = headers[name].map { "\($0), \(field.value)" } ?? field.value
+        }
+        return .json(
+            EchoedRequest(
+                method: request.method, path: request.path, query: request.query,
+                queryItems: request.queryItems.map { EchoedRequest.QueryItem(name: $0.name, value: $0.value) },
+                headers: headers, body: request.bodyText, bodyBase64: request.body.base64EncodedString(),
+                connectionID: request.connectionID))
+    }
+
+    private static func lastInteger(_ request: LoopbackRequest, in range: ClosedRange<Int>) -> Int? {
+        guard let text = request.pathComponents.last, let value = Int(text), range.contains(value) else { return nil }
+        return value
+    }
+
+    /// `count` bytes where byte `i` is `i % 256`, built by doubling.
+    static func patternBytes(count: Int) -> Data {
+        var bytes = Data((0..<256).map { UInt8($0) })
+        while bytes.count < count { bytes.append(bytes) }
+        return bytes.prefix(count)
+    }
+}

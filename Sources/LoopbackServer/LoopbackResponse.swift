@@ -1,0 +1,185 @@
+import Foundation
+
+/// What a route answers: a status, headers and a body, plus how to deliver them.
+///
+/// The server frames the response itself: it writes `Content-Length` (or
+/// `Transfer-Encoding: chunked`) and `Connection`, and ignores those fields in `headers`.
+/// Behaviours combine: `.json(value).delayed(by: 0.2).chunked(size: 8)`.
+public struct LoopbackResponse: Sendable {
+    /// How the response goes on the wire.
+    public enum Delivery: Sendable, Equatable {
+        /// A normal response framed by `Content-Length`.
+        case contentLength
+        /// `Transfer-Encoding: chunked`, the body split into chunks of at most `chunkSize` bytes.
+        case chunked(chunkSize: Int)
+        /// The head announces `Content-Length` of the whole body, but only the first half of
+        /// the body is sent before the connection closes (a body of at least 2 bytes is used).
+        case closeMidBody
+        /// `body` is written raw, with no status line or headers, and the connection closes.
+        case garbage
+        /// Nothing is ever written; the connection stays open until the client disconnects
+        /// or the server stops.
+        case hang
+    }
+
+    /// The status code.
+    public var status: Int
+    /// Header fields to send besides the framing fields the server writes itself.
+    public var headers: LoopbackHeaders
+    /// The body.
+    public var body: Data
+    /// Seconds to wait before answering. The wait watches the connection, so a client that
+    /// disconnects meanwhile is counted in `clientDisconnectCount`; other connections are
+    /// never blocked.
+    public var delay: TimeInterval
+    /// How the response is framed and sent.
+    public var delivery: Delivery
+    /// Whether the server closes the connection after this response even if the client
+    /// wanted to keep it alive (the response then says `Connection: close`).
+    public var closeAfterResponse: Bool
+
+    /// Creates a response.
+    public init(
+        status: Int = 200, headers: LoopbackHeaders = [:], body: Data = Data(), delay: TimeInterval = 0,
+        delivery: Delivery = .contentLength, closeAfterResponse: Bool = false
+    ) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.delay = delay
+        self.delivery = delivery
+        self.closeAfterResponse = closeAfterResponse
+    }
+
+    // MARK: - Bodies
+
+    /// JSON bytes sent as they are, with `Content-Type: application/json`.
+    public static func json(_ data: Data, status: Int = 200) -> LoopbackResponse {
+        LoopbackResponse(status: status, headers: ["Content-Type": "application/json"], body: data)
+    }
+
+    /// A value encoded with a `JSONEncoder` (sorted keys), with `Content-Type: application/json`.
+    /// If encoding fails the response is a 500 whose text body names the error.
+    public static func json<Value: Encodable>(_ value: Value, status: Int = 200) -> LoopbackResponse {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        do {
+            return json(try encoder.encode(value), status: status)
+        } catch {
+            return text("LoopbackServer could not encode the response: \(error)", status: 500)
+        }
+    }
+
+    /// UTF-8 text with `Content-Type: text/plain; charset=utf-8`.
+    public static func text(_ text: String, status: Int = 200) -> LoopbackResponse {
+        LoopbackResponse(
+            status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data(text.utf8))
+    }
+
+    /// The status with a small JSON error body, `{"error":"Not Found","status":404}`
+    /// (no body for 204 and 304, which cannot carry one).
+    public static func status(_ code: Int) -> LoopbackResponse {
+        if code == 204 || code == 304 { return empty(status: code) }
+        return json(ErrorBody(error: reasonPhrase(for: code), status: code), status: code)
+    }
+
+    /// The status with no body.
+    public static func empty(status: Int = 204) -> LoopbackResponse {
+        LoopbackResponse(status: status)
+    }
+
+    /// A response that is never sent: the connection hangs until the client disconnects
+    /// or the server stops.
+    public static var hang: LoopbackResponse {
+        LoopbackResponse(delivery: .hang)
+    }
+
+    /// Bytes that are not HTTP, written raw before the connection closes.
+    public static func garbage(_ bytes: Data = defaultGarbage) -> LoopbackResponse {
+        LoopbackResponse(body: bytes, delivery: .garbage)
+    }
+
+    /// A 200 whose head announces `body.count` bytes, of which only the first half is sent
+    /// before the connection closes.
+    public static func closeMidBody(_ body: Data = Data(repeating: UInt8(ascii: "x"), count: 1024))
+        -> LoopbackResponse
+    {
+        LoopbackResponse(headers: ["Content-Type": "application/octet-stream"], body: body, delivery: .closeMidBody)
+    }
+
+    /// What `.garbage()` sends: text and binary bytes without a status line.
+    public static let defaultGarbage = Data("this is not HTTP\r\n\r\n".utf8) + Data([0x00, 0xFF, 0xFE, 0x7F, 0x0A])
+
+    // MARK: - Behaviours
+
+    /// This response, answered after waiting `seconds`.
+    public func delayed(by seconds: TimeInterval) -> LoopbackResponse {
+        var copy = self
+        copy.delay = seconds
+        return copy
+    }
+
+    /// This response with `Transfer-Encoding: chunked`, in chunks of at most `size` bytes.
+    public func chunked(size: Int = 1024) -> LoopbackResponse {
+        var copy = self
+        copy.delivery = .chunked(chunkSize: max(1, size))
+        return copy
+    }
+
+    /// This response cut off halfway through its body (see `Delivery.closeMidBody`).
+    public func closingMidBody() -> LoopbackResponse {
+        var copy = self
+        copy.delivery = .closeMidBody
+        return copy
+    }
+
+    /// This response, after which the server closes the connection.
+    public func closingConnection() -> LoopbackResponse {
+        var copy = self
+        copy.closeAfterResponse = true
+        return copy
+    }
+
+    /// This response with the header field `name` set to `value` (replacing any other).
+    public func header(_ name: String, _ value: String) -> LoopbackResponse {
+        var copy = self
+        copy.headers[name] = value
+        return copy
+    }
+
+    // MARK: - Reason phrases
+
+    /// The standard reason phrase for `code`, or a generic one for its class.
+    public static func reasonPhrase(for code: Int) -> String {
+        if let phrase = reasonPhrases[code] { return phrase }
+        switch code {
+        case 100..<200: return "Informational"
+        case 200..<300: return "Success"
+        case 300..<400: return "Redirection"
+        case 400..<500: return "Client Error"
+        default: return "Server Error"
+        }
+    }
+
+    private static let reasonPhrases: [Int: String] = [
+        100: "Continue", 101: "Switching Protocols",
+        200: "OK", 201: "Created", 202: "Accepted", 203: "Non-Authoritative Information", 204: "No Content",
+        205: "Reset Content", 206: "Partial Content",
+        300: "Multiple Choices", 301: "Moved Permanently", 302: "Found", 303: "See Other", 304: "Not Modified",
+        307: "Temporary Redirect", 308: "Permanent Redirect",
+        400: "Bad Request", 401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
+        405: "Method Not Allowed", 406: "Not Acceptable", 408: "Request Timeout", 409: "Conflict", 410: "Gone",
+        411: "Length Required", 412: "Precondition Failed", 413: "Content Too Large", 414: "URI Too Long",
+        415: "Unsupported Media Type", 416: "Range Not Satisfiable", 417: "Expectation Failed",
+        418: "I'm a teapot", 422: "Unprocessable Content", 425: "Too Early", 426: "Upgrade Required",
+        428: "Precondition Required", 429: "Too Many Requests", 431: "Request Header Fields Too Large",
+        451: "Unavailable For Legal Reasons",
+        500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
+        504: "Gateway Timeout", 505: "HTTP Version Not Supported", 511: "Network Authentication Required",
+    ]
+
+    private struct ErrorBody: Encodable {
+        let error: String
+        let status: Int
+    }
+}
