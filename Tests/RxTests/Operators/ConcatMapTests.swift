@@ -1,3 +1,4 @@
+import Dispatch
 import Rx
 import RxTesting
 import XCTest
@@ -135,6 +136,37 @@ final class ConcatMapTests: RxTestCase {
         XCTAssertEqual(count, 100_000)
         XCTAssertEqual(sum, (1...100_000).reduce(0, +))
         XCTAssertEqual(completions, 1)
+        subscription.dispose()
+    }
+
+    func testConcatMap_innersCompletingOnOtherThreadsKeepSourceOrder() {
+        let elements = 2_000
+        let source = PublishSubject<Int>()
+        let probe = TransformingConcurrencyProbe()
+        let completed = expectation(description: "completed")
+        var values: [Int] = []
+        let subscription = source.concatMap { value in
+            Observable<Int>.create { observer in
+                DispatchQueue.global().async {
+                    observer.onNext(value)
+                    observer.onCompleted()
+                }
+                return Disposables.create()
+            }
+        }.subscribe(
+            onNext: { value in
+                probe.enter()
+                values.append(value)
+                probe.leave()
+            },
+            onCompleted: { completed.fulfill() })
+        DispatchQueue.global().async {
+            for value in 1...elements { source.onNext(value) }
+            source.onCompleted()
+        }
+        wait(for: [completed], timeout: 10)
+        XCTAssertEqual(values, Array(1...elements))
+        XCTAssertEqual(probe.maximumInside, 1)
         subscription.dispose()
     }
 }

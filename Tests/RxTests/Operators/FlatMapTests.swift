@@ -200,4 +200,35 @@ final class FlatMapTests: RxTestCase {
         XCTAssertEqual(probe.maximumInside, 1)
         subscription.dispose()
     }
+
+    func testFlatMap_innersCompletingOnOtherThreadsWhileSourceEmitsAreAllDelivered() {
+        let elements = 2_000
+        let source = PublishSubject<Int>()
+        let probe = TransformingConcurrencyProbe()
+        let completed = expectation(description: "completed")
+        var sum = 0
+        let subscription = source.flatMap { value in
+            Observable<Int>.create { observer in
+                DispatchQueue.global().async {
+                    observer.onNext(value)
+                    observer.onCompleted()
+                }
+                return Disposables.create()
+            }
+        }.subscribe(
+            onNext: { value in
+                probe.enter()
+                sum += value
+                probe.leave()
+            },
+            onCompleted: { completed.fulfill() })
+        DispatchQueue.global().async {
+            for value in 1...elements { source.onNext(value) }
+            source.onCompleted()
+        }
+        wait(for: [completed], timeout: 10)
+        XCTAssertEqual(sum, (1...elements).reduce(0, +))
+        XCTAssertEqual(probe.maximumInside, 1)
+        subscription.dispose()
+    }
 }
