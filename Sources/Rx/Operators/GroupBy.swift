@@ -65,7 +65,7 @@ final class GroupByProducer<Key: Hashable, Element>: Observable<GroupedObservabl
     }
 }
 
-/// `groups` and `order` are confined by the grammar: only `on`, which the source calls
+/// `groups`, `order` and `isTerminated` are confined by the grammar: only `on`, which the source calls
 /// serially, touches them. The source subscription is behind its own lock, since the refcount
 /// may release it from any thread.
 final class GroupBySink<Key: Hashable, Element>: Sink<GroupedObservable<Key, Element>>, TransformingRefCountOwner,
@@ -76,6 +76,7 @@ final class GroupBySink<Key: Hashable, Element>: Sink<GroupedObservable<Key, Ele
     private var groups: [Key: PublishSubject<Element>] = [:]
     /// The groups in creation order, so that terminal events reach them in a stable order.
     private var order: [PublishSubject<Element>] = []
+    private var isTerminated = false
     private let sourceSubscription = LockedState<(subscription: Disposable?, isReleased: Bool)>((nil, false))
 
     init(
@@ -112,7 +113,7 @@ final class GroupBySink<Key: Hashable, Element>: Sink<GroupedObservable<Key, Ele
         switch event {
         case .next(let element):
             // No disposed check: groups still observed outlive the outer subscription.
-            guard !isStopped else { return }
+            guard !isTerminated else { return }
             let key: Key
             do { key = try keySelector(element) } catch { return terminate(.error(error)) }
             if let group = groups[key] {
@@ -126,14 +127,13 @@ final class GroupBySink<Key: Hashable, Element>: Sink<GroupedObservable<Key, Ele
             forward(.next(GroupedObservable(key: key, source: observable)))
             group.on(.next(element))
         case .error, .completed:
-            guard !isStopped else { return }
+            guard !isTerminated else { return }
             terminate(event)
         }
     }
 
-    private var isStopped: Bool { state.load() & 4 != 0 }
-
     private func terminate(_ event: Event<Element>) {
+        isTerminated = true
         let groups = order
         self.groups = [:]
         order = []
