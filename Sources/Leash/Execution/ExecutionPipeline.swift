@@ -208,15 +208,18 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     {
         let pipeline = self
         return outcomes.concatMap { response -> Observable<Response<Value>> in
-            let result = pipeline.serialize(response)
-            let serialized = Response(result: result, extra: response.extra)
+            // The serialized value is handed from stage to stage, never shared: carried
+            // across the `@Sendable` stage closures unchecked (values need not be Sendable).
+            let result = Carried(pipeline.serialize(response))
+            let serialized = Carried(Response(result: result.value, extra: response.extra))
             return interceptorStage(pipeline.interceptors.serialization, context: context) {
                 (interceptor: SerializationInterceptor, chain: InterceptorChain<Value>) in
-                interceptor.intercept(chain: chain, response: response, result: result, serializer: pipeline.serializer)
+                interceptor.intercept(
+                    chain: chain, response: response, result: result.value, serializer: pipeline.serializer)
             }
             .concatMap { outcome -> Observable<Response<Value>> in
                 switch outcome {
-                case .proceed: return .just(serialized)
+                case .proceed: return .just(serialized.value)
                 case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
                 case .retry: return .error(RetrySignal())
                 }
@@ -261,6 +264,12 @@ struct InterceptorSet: @unchecked Sendable {
         serialization = interceptors.compactMap { $0 as? SerializationInterceptor }
         operators = interceptors.compactMap { $0 as? OperatorInterceptor }
     }
+}
+
+/// A value moved between pipeline stages, which run one after another.
+struct Carried<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
 }
 
 /// A transport's outcome as an element, so failures reach the failure interceptors.
