@@ -19,6 +19,7 @@ let package = Package(
         .target(name: "RxTesting", dependencies: ["Rx"]),
         .target(name: "Leash", dependencies: ["Rx"]),
         .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
+        .testTarget(name: "LeashTests", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer"]),
         .target(name: "LoopbackServer"),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
     ],

@@ -65,7 +65,10 @@ final class StatefulProducer<Element, State>: Observable<Element>, @unchecked Se
     @usableFromInline let subscribeHandler: @Sendable (State, AnyObserver<Element>) -> Disposable
 
     @inlinable
-    init(state: UncheckedSendable<State>, _ subscribeHandler: @escaping @Sendable (State, AnyObserver<Element>) -> Disposable) {
+    init(
+        state: UncheckedSendable<State>,
+        _ subscribeHandler: @escaping @Sendable (State, AnyObserver<Element>) -> Disposable
+    ) {
         self.state = state
         self.subscribeHandler = subscribeHandler
         super.init()
