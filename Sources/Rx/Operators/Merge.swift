@@ -4,6 +4,7 @@ extension ObservableType where Element: InnerObservableConvertibleType {
     /// Each inner sequence is subscribed as soon as the source emits it. Completes when the
     /// source and every inner sequence have completed; an error from any of them ends the
     /// sequence at once. The source is unsubscribed as soon as it completes.
+    @inlinable
     public func merge() -> Observable<Element.Element> {
         mergeInner(asObservable(), maxConcurrent: .max)
     }
@@ -17,6 +18,7 @@ extension ObservableType where Element: InnerObservableConvertibleType {
     /// - Parameter maxConcurrent: The largest number of inner sequences subscribed at once.
     ///   Below 1 no inner sequence could ever run, so the sequence fails with
     ///   `RxError.argumentOutOfRange` when subscribed.
+    @inlinable
     public func merge(maxConcurrent: Int) -> Observable<Element.Element> {
         guard maxConcurrent > 0 else { return Observable<Element.Element>.error(RxError.argumentOutOfRange) }
         return mergeInner(asObservable(), maxConcurrent: maxConcurrent)
@@ -28,6 +30,7 @@ extension ObservableType {
     ///
     /// Every source is subscribed at once, in order. Completes when every source has
     /// completed (at once if there is none); an error from any source ends the sequence.
+    @inlinable
     public static func merge<Collection: Swift.Collection>(_ sources: Collection) -> Observable<Element>
     where Collection.Element == Observable<Element> {
         mergeArray(Array(sources))
@@ -37,6 +40,7 @@ extension ObservableType {
     ///
     /// Every source is subscribed at once, in order. Completes when every source has
     /// completed (at once if there is none); an error from any source ends the sequence.
+    @inlinable
     public static func merge(_ sources: [Observable<Element>]) -> Observable<Element> {
         mergeArray(sources)
     }
@@ -45,12 +49,14 @@ extension ObservableType {
     ///
     /// Every source is subscribed at once, in order. Completes when every source has
     /// completed (at once if there is none); an error from any source ends the sequence.
+    @inlinable
     public static func merge(_ sources: Observable<Element>...) -> Observable<Element> {
         mergeArray(sources)
     }
 }
 
 /// `merge()` and `merge(maxConcurrent:)`; also `concat()`.
+@inlinable
 func mergeInner<Inner: InnerObservableConvertibleType>(_ source: Observable<Inner>, maxConcurrent: Int)
     -> Observable<Inner.Element>
 {
@@ -61,7 +67,9 @@ func mergeInner<Inner: InnerObservableConvertibleType>(_ source: Observable<Inne
     }
 }
 
-private func mergeArray<Element>(_ sources: [Observable<Element>]) -> Observable<Element> {
+/// The static `merge`s.
+@inlinable
+func mergeArray<Element>(_ sources: [Observable<Element>]) -> Observable<Element> {
     Observable<Element>.make { observer in
         let sink = MergeSink<Observable<Element>>(maxConcurrent: .max, downstream: observer)
         sink.run(sources: sources)
@@ -75,27 +83,30 @@ private func mergeArray<Element>(_ sources: [Observable<Element>]) -> Observable
 /// subscriptions live in the locked state, keyed by subscription order; a waiting inner
 /// sequence is started by whichever thread holds the "starting" role, in a loop, so that
 /// inner sequences which complete during their own subscription do not recurse.
+@usableFromInline
 final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @unchecked Sendable {
     // Sendable: mutable state is in `locked`, behind its lock; the rest is immutable.
-    typealias Output = Inner.Element
+    @usableFromInline typealias Output = Inner.Element
 
+    @usableFromInline
     struct State {
-        var delivery = DeliveryQueue<Output>()
-        var outer = CombiningSlot.pending
+        @usableFromInline var delivery = DeliveryQueue<Output>()
+        @usableFromInline var outer = CombiningSlot.pending
         /// Inner subscriptions; a key is removed when its inner sequence finishes.
-        var inners: [Int: CombiningSlot] = [:]
-        var nextKey = 0
+        @usableFromInline var inners: [Int: CombiningSlot] = [:]
+        @usableFromInline var nextKey = 0
         /// Inner sequences subscribed, being subscribed, or owed a start.
-        var activeCount = 0
+        @usableFromInline var activeCount = 0
         /// Whether the source (the outer sequence) has completed.
-        var isStopped = false
+        @usableFromInline var isStopped = false
         /// Inner sequences over the `maxConcurrent` limit, in arrival order.
-        var waiting = CombiningQueue<Inner>()
+        @usableFromInline var waiting = CombiningQueue<Inner>()
         /// Waiting inner sequences whose turn has come but which are not subscribed yet.
-        var startsOwed = 0
-        var isStarting = false
+        @usableFromInline var startsOwed = 0
+        @usableFromInline var isStarting = false
 
         /// Reserves a key for an inner subscription about to start.
+        @inlinable
         mutating func reserveInner() -> Int {
             let key = nextKey
             nextKey += 1
@@ -104,6 +115,7 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         }
 
         /// The next waiting inner sequence to start, with its key, if one is owed a start.
+        @inlinable
         mutating func takeOwedStart() -> (Inner, Int)? {
             guard startsOwed > 0, !delivery.isTerminated, let inner = waiting.dequeue() else { return nil }
             startsOwed -= 1
@@ -111,23 +123,26 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         }
     }
 
-    let maxConcurrent: Int
-    let locked = LockedState(State())
+    @usableFromInline let maxConcurrent: Int
+    @usableFromInline let locked = LockedState(State())
 
+    @inlinable
     init(maxConcurrent: Int, downstream: AnyObserver<Output>) {
         self.maxConcurrent = maxConcurrent
         super.init(downstream: downstream)
     }
 
     /// Subscribes to the source of inner sequences.
-    func run(_ source: Observable<Inner>) {
+    @inlinable
+    final func run(_ source: Observable<Inner>) {
         let subscription = source.run(AnyObserver { [self] event in onOuter(event) })
         let late = locked.withLock { $0.outer.assign(subscription) }
         late?.dispose()
     }
 
     /// Subscribes to every source of a static `merge`, in order.
-    func run(sources: [Inner]) {
+    @inlinable
+    final func run(sources: [Inner]) {
         locked.withLock { state in
             state.outer = .finished
             state.activeCount = sources.count
@@ -145,7 +160,8 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         if let first { deliver(startingWith: first) }
     }
 
-    func onOuter(_ event: Event<Inner>) {
+    @inlinable
+    final func onOuter(_ event: Event<Inner>) {
         switch event {
         case .next(let inner):
             let key = locked.withLock { state -> Int? in
@@ -174,7 +190,8 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
     }
 
     /// Subscribes to `inner` under the reserved `key`.
-    func subscribeInner(_ inner: Inner, key: Int) {
+    @inlinable
+    final func subscribeInner(_ inner: Inner, key: Int) {
         let subscription = inner.asObservable().subscribe(AnyObserver { [self] event in onInner(event, key: key) })
         let late = locked.withLock { state -> Disposable? in
             // A missing key: the inner sequence finished (or the sink was disposed) meanwhile.
@@ -185,7 +202,8 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         late?.dispose()
     }
 
-    func onInner(_ event: Event<Output>, key: Int) {
+    @inlinable
+    final func onInner(_ event: Event<Output>, key: Int) {
         switch event {
         case .next:
             let first = locked.withLock { $0.delivery.submit(event) }
@@ -221,7 +239,8 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
 
     /// Starts the waiting inner sequences that are owed a start, unless another thread is
     /// already doing it (it will pick them up).
-    func startWaiting() {
+    @inlinable
+    final func startWaiting() {
         var next = locked.withLock { state -> (Inner, Int)? in
             guard !state.isStarting, let next = state.takeOwedStart() else { return nil }
             state.isStarting = true
@@ -238,7 +257,8 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
     }
 
     /// Delivers `first` and whatever was queued behind it, outside the lock.
-    func deliver(startingWith first: Event<Output>) {
+    @inlinable
+    final func deliver(startingWith first: Event<Output>) {
         var event: Event<Output>? = first
         while let current = event {
             forwardEvent(current)
@@ -246,6 +266,7 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         }
     }
 
+    @usableFromInline
     override func didDispose() {
         let (outer, inners) = locked.withLock { state -> (Disposable?, [Disposable]) in
             state.delivery.isTerminated = true

@@ -22,6 +22,11 @@ final class CombiningConcurrencyProbe<Element>: @unchecked Sendable {
         isInside = true
         received.append(element)
         lock.unlock()
+        // Stay inside for a moment, so that a second thread delivering concurrently would
+        // be caught inside too.
+        var spin = 0
+        for step in 0..<200 { spin = spin &* 31 &+ step }
+        if spin == 42 { print(spin) }
     }
 
     /// Call at the end of the handler.
