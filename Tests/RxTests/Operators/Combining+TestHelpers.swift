@@ -22,11 +22,11 @@ final class CombiningConcurrencyProbe<Element>: @unchecked Sendable {
         isInside = true
         received.append(element)
         lock.unlock()
-        // Stay inside for a moment, so that a second thread delivering concurrently would
-        // be caught inside too.
+        // Stay inside for a moment (a short computation the optimiser cannot drop), so that
+        // a second thread delivering concurrently would find this one still inside.
         var spin = 0
         for step in 0..<200 { spin = spin &* 31 &+ step }
-        if spin == 42 { print(spin) }
+        if spin == 42 { print("unreachable") }
     }
 
     /// Call at the end of the handler.
