@@ -203,4 +203,76 @@ final class CombiningConcurrencyTests: RxTestCase {
         XCTAssertFalse(outer.hasObservers)
         XCTAssertFalse(inners.contains { $0.hasObservers })
     }
+
+    /// A source that emits `value` and completes on a global queue, after its subscription;
+    /// `running` counts the subscriptions in progress.
+    private func asyncJust(_ value: Int, running: RunningCount = RunningCount()) -> Observable<Int> {
+        Observable<Int>.create { observer in
+            running.change(by: 1)
+            DispatchQueue.global().async {
+                observer.onNext(value)
+                running.change(by: -1)
+                observer.onCompleted()
+            }
+            return Disposables.create()
+        }
+    }
+
+    func testConcat_sourcesCompletingOnOtherThreadsRunInOrder() {
+        let count = 300
+        let done = expectation(description: "completed")
+        let probe = CombiningConcurrencyProbe<Int>()
+        let subscription = Observable.concat((0..<count).map { asyncJust($0) })
+            .subscribe(
+                onNext: { value in
+                    probe.enter(value)
+                    probe.exit()
+                },
+                onCompleted: { done.fulfill() })
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(probe.elements, Array(0..<count))
+        XCTAssertEqual(probe.overlaps, 0)
+        subscription.dispose()
+    }
+
+    func testMergeMaxConcurrent_innersCompletingOnOtherThreadsAllRunOnce() {
+        let count = 300
+        let done = expectation(description: "completed")
+        let probe = CombiningConcurrencyProbe<Int>()
+        let running = RunningCount()
+        let subscription = Observable.from((0..<count).map { asyncJust($0, running: running) })
+            .merge(maxConcurrent: 3)
+            .subscribe(
+                onNext: { value in
+                    probe.enter(value)
+                    probe.exit()
+                },
+                onCompleted: { done.fulfill() })
+        wait(for: [done], timeout: 20)
+        XCTAssertEqual(probe.elements.sorted(), Array(0..<count))
+        XCTAssertEqual(probe.overlaps, 0)
+        XCTAssertLessThanOrEqual(running.maximum, 3)
+        subscription.dispose()
+    }
+}
+
+/// A thread-safe count of running sources that remembers its maximum.
+private final class RunningCount: @unchecked Sendable {
+    // Sendable: every access takes `lock`.
+    private let lock = NSLock()
+    private var current = 0
+    private var peak = 0
+
+    func change(by delta: Int) {
+        lock.lock()
+        current += delta
+        peak = max(peak, current)
+        lock.unlock()
+    }
+
+    var maximum: Int {
+        lock.lock()
+        defer { lock.unlock() }
+        return peak
+    }
 }

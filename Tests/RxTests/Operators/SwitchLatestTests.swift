@@ -105,4 +105,22 @@ final class SwitchLatestTests: RxTestCase {
         XCTAssertFalse(outer.hasObservers)
         XCTAssertFalse(second.hasObservers)
     }
+
+    func testSwitchLatest_switchingFromInsideTheHandlerDeliversTheNewInnerAfterwards() {
+        let outer = PublishSubject<Observable<Int>>()
+        let first = PublishSubject<Int>()
+        var log: [String] = []
+        let subscription = outer.switchLatest()
+            .subscribe(onNext: { value in
+                log.append("begin \(value)")
+                if value == 1 { outer.onNext(Observable.just(20)) }
+                log.append("end \(value)")
+            })
+        outer.onNext(first.asObservable())
+        first.onNext(1)
+        XCTAssertEqual(log, ["begin 1", "end 1", "begin 20", "end 20"])
+        XCTAssertFalse(first.hasObservers)
+        subscription.dispose()
+        XCTAssertFalse(outer.hasObservers)
+    }
 }

@@ -106,4 +106,25 @@ final class WithLatestFromTests: RxTestCase {
         subscription.dispose()
         XCTAssertFalse(subject.hasObservers)
     }
+
+    func testWithLatestFrom_reentrantElementIsDeliveredAfterTheCurrentOneNotInside() {
+        let first = PublishSubject<Int>()
+        let second = PublishSubject<String>()
+        var log: [String] = []
+        let subscription = first.withLatestFrom(second) { "\($0)\($1)" }
+            .subscribe(onNext: { value in
+                log.append("begin \(value)")
+                if value == "1a" {
+                    second.onNext("b")
+                    first.onNext(2)
+                }
+                log.append("end \(value)")
+            })
+        second.onNext("a")
+        first.onNext(1)
+        XCTAssertEqual(log, ["begin 1a", "end 1a", "begin 2b", "end 2b"])
+        subscription.dispose()
+        XCTAssertFalse(first.hasObservers)
+        XCTAssertFalse(second.hasObservers)
+    }
 }
