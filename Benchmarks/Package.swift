@@ -37,6 +37,15 @@ let package = Package(
             ],
             path: "Sources/NetBenchmarks"
         ),
+        // Checks of the benchmark's own machinery (the request driver, the verification,
+        // the malloc counter) and of the leaks it found; run in debug, not timed.
+        .testTarget(
+            name: "NetBenchmarksTests",
+            dependencies: [
+                "net-benchmarks", .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                "LoopbackServer", "MallocCounter",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -10,7 +10,15 @@
 
 #include "MallocCounter.h"
 
-#if defined(__linux__) && defined(__GLIBC__)
+// Sanitizers bring their own malloc; replacing it would blind them, so under a sanitizer
+// the counter reports itself unavailable.
+#if defined(__has_feature)
+#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
+#define MALLOC_COUNTER_DISABLED 1
+#endif
+#endif
+
+#if defined(__linux__) && defined(__GLIBC__) && !defined(MALLOC_COUNTER_DISABLED)
 
 #include <errno.h>
 #include <stdatomic.h>

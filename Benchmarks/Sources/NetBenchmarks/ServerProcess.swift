@@ -6,21 +6,28 @@ import LoopbackServer
 // port, then answers each `count` line on its stdin with its request count, and exits when
 // its stdin closes, which also happens if the parent dies.
 
+/// A started server answering `GET /json` as the built-in route does, but only to requests
+/// carrying the benchmark's credential (others get 401), so that a run in which the
+/// authenticator's header did not reach the server fails its check.
+func makeBenchmarkServer() throws -> LoopbackServer {
+    let server = try LoopbackServer()
+    let body = Data(LoopbackServer.sampleJSON.utf8)
+    server.route("GET", "/json") { request in
+        guard request.headers["Authorization"] == benchmarkToken else { return .status(401) }
+        return .json(body)
+    }
+    server.start()
+    return server
+}
+
 /// The `--serve` mode: serves `GET /json` until stdin closes.
 func serveUntilInputCloses() -> Never {
     let server: LoopbackServer
     do {
-        server = try LoopbackServer()
+        server = try makeBenchmarkServer()
     } catch {
         fail("cannot start the loopback server: \(error)")
     }
-    // `/json` as the built-in route answers it, but only with the benchmark's credential,
-    // so that a run in which the authenticator's header did not reach the server fails.
-    server.route("GET", "/json") { request in
-        guard request.headers["Authorization"] == benchmarkToken else { return .status(401) }
-        return .json(Data(LoopbackServer.sampleJSON.utf8))
-    }
-    server.start()
     // Unbuffered writes: the parent waits for each line.
     FileHandle.standardOutput.write(Data("\(server.port)\n".utf8))
     while let line = readLine() {

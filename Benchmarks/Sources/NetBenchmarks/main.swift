@@ -8,6 +8,7 @@ import Leash
 // counted, and seen by the server).
 //
 //     swift run -c release --package-path Benchmarks net-benchmarks [--requests N] [--executions K]
+//         [--only "scenario name"]
 
 let arguments = CommandLine.arguments
 
@@ -28,26 +29,9 @@ let requests = option("--requests", default: 2_048)
 let executions = option("--executions", default: 20_000)
 let inFlight = 64
 
-let server = ServerProcess()
-let bench = NetworkBench(
-    server: server, raw: RawClient(baseURL: server.baseURL),
-    leash: LeashSetup(baseURL: server.baseURL, transport: URLSessionTransport()))
-
 let modes = [1, inFlight].flatMap { concurrency in
     [NetworkMode.API.raw, .callback, .async].map { NetworkMode(api: $0, concurrency: concurrency) }
 }
-var networkTimings = measureSideBySide(modes.map { bench.scenario($0, total: requests) })
-
-// Allocations from a separate, shorter run of each (counting touches a shared counter on
-// every malloc, which the timed runs must not pay); the credential reads from the same run.
-let countedRequests = max(requests / 8, 64)
-var credentialReads: [String: Double] = [:]
-for (index, mode) in modes.enumerated() {
-    let readsBefore = bench.leash.credentialReads
-    networkTimings[index].allocations = countAllocations(bench.scenario(mode, total: countedRequests))
-    credentialReads[mode.name] = Double(bench.leash.credentialReads - readsBefore) / Double(countedRequests)
-}
-server.stop()
 
 let withInterceptors = PipelineSetup(interceptors: true)
 let bare = PipelineSetup(interceptors: false)
@@ -64,6 +48,50 @@ let pipeline = [
         PipelineScenarios.decodeOnly(total: executions)
     },
 ]
+
+// `--only NAME` runs one scenario, named as in the tables, 20 times (for profiling).
+if let index = arguments.firstIndex(of: "--only") {
+    guard arguments.indices.contains(index + 1) else { fail("--only needs a scenario name") }
+    let name = arguments[index + 1]
+    var server: ServerProcess?
+    let scenario: Scenario
+    if let mode = modes.first(where: { $0.name == name }) {
+        let child = ServerProcess()
+        server = child
+        let bench = NetworkBench(
+            server: child, raw: RawClient(baseURL: child.baseURL),
+            leash: LeashSetup(baseURL: child.baseURL, transport: URLSessionTransport()))
+        scenario = bench.scenario(mode, total: requests)
+    } else if let match = pipeline.first(where: { $0.name == name }) {
+        scenario = match
+    } else {
+        fail(
+            "no scenario named \"\(name)\"; names: "
+                + (modes.map(\.name) + pipeline.map(\.name)).joined(separator: "; "))
+    }
+    let timing = measureSideBySide([scenario], repetitions: 20)[0]
+    print("\(name): \(timing.operationsPerSecond) operations/s, \(timing.cpuPerOperation * 1e6) µs CPU/operation")
+    server?.stop()
+    exit(0)
+}
+
+let server = ServerProcess()
+let bench = NetworkBench(
+    server: server, raw: RawClient(baseURL: server.baseURL),
+    leash: LeashSetup(baseURL: server.baseURL, transport: URLSessionTransport()))
+var networkTimings = measureSideBySide(modes.map { bench.scenario($0, total: requests) })
+
+// Allocations from a separate, shorter run of each (counting touches a shared counter on
+// every malloc, which the timed runs must not pay); the credential reads from the same run.
+let countedRequests = max(requests / 8, 64)
+var credentialReads: [String: Double] = [:]
+for (index, mode) in modes.enumerated() {
+    let readsBefore = bench.leash.credentialReads
+    networkTimings[index].allocations = countAllocations(bench.scenario(mode, total: countedRequests))
+    credentialReads[mode.name] = Double(bench.leash.credentialReads - readsBefore) / Double(countedRequests)
+}
+server.stop()
+
 var pipelineTimings = measureSideBySide(pipeline)
 for index in pipelineTimings.indices {
     pipelineTimings[index].allocations = countAllocations(pipelineTimings[index].scenario)
@@ -97,7 +125,8 @@ for (index, timing) in networkTimings.enumerated() {
     let rawIndex = modes.firstIndex { $0.api == .raw && $0.concurrency == modes[index].concurrency }
     let ratio =
         modes[index].api == .raw
-        ? "–" : rawIndex.map { String(format: "%.2f", timing.operationsPerSecond / networkTimings[$0].operationsPerSecond) }
+        ? "–"
+        : rawIndex.map { String(format: "%.2f", timing.operationsPerSecond / networkTimings[$0].operationsPerSecond) }
             ?? "–"
     print(
         "| \(timing.scenario.name) | \(format(timing.operationsPerSecond)) | \(ratio) | "
@@ -116,7 +145,8 @@ print("|---|---:|---:|---:|---:|")
 for timing in pipelineTimings {
     print(
         "| \(timing.scenario.name) | \(format(timing.operationsPerSecond)) | "
-            + "\(format(timing.seconds / Double(timing.scenario.operations) * 1e6, 1)) | \(allocationColumns(timing)) |")
+            + "\(format(timing.seconds / Double(timing.scenario.operations) * 1e6, 1)) | \(allocationColumns(timing)) |"
+    )
 }
 if !mallocCounterWorks {
     print()
