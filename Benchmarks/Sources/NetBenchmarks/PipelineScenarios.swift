@@ -9,13 +9,13 @@ struct PipelineSetup {
     let client: Client
     /// Interceptor invocations so far (five per execution with the interceptors installed).
     let interceptorCalls: () -> Int
+    private let transport = StubTransport()
 
     /// A client with five interceptors, one of each kind that runs on a successful
     /// execution (execution, success, completion, serialization, and an operator), plus
     /// the authenticator; or, with `interceptors: false`, neither.
     init(interceptors: Bool) {
-        let transport = StubTransport()
-        transport.stub(.get, path: "/json", .json(LoopbackServer.sampleJSON))
+        Self.script(transport)
         let builder = Manager.Builder().url("http://stub.invalid").transport(transport)
         if interceptors {
             let logger = LoggerInterceptor()
@@ -38,6 +38,17 @@ struct PipelineSetup {
         } catch {
             fail("cannot build the stub manager: \(error)")
         }
+    }
+
+    /// Empties the stub's log of requests (it keeps every request, ~0.5 KB each, for tests
+    /// to inspect), so that memory does not grow from run to run; called between runs.
+    func forgetRequests() {
+        transport.reset()
+        Self.script(transport)
+    }
+
+    private static func script(_ transport: StubTransport) {
+        transport.stub(.get, path: "/json", .json(LoopbackServer.sampleJSON))
     }
 }
 

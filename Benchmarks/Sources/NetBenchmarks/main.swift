@@ -39,11 +39,18 @@ let pipeline = [
     Scenario(
         name: "stub transport, 5 interceptors + authenticator", operations: executions,
         expect: Tally(values: executions, interceptorCalls: 5 * executions),
-        observe: { Tally(interceptorCalls: withInterceptors.interceptorCalls()) }
+        observe: {
+            withInterceptors.forgetRequests()
+            return Tally(interceptorCalls: withInterceptors.interceptorCalls())
+        }
     ) { PipelineScenarios.executions(withInterceptors.client, total: executions) },
-    Scenario(name: "stub transport, no interceptors", operations: executions, expect: Tally(values: executions)) {
-        PipelineScenarios.executions(bare.client, total: executions)
-    },
+    Scenario(
+        name: "stub transport, no interceptors", operations: executions, expect: Tally(values: executions),
+        observe: {
+            bare.forgetRequests()
+            return Tally()
+        }
+    ) { PipelineScenarios.executions(bare.client, total: executions) },
     Scenario(name: "JSONDecoder only (floor)", operations: executions, expect: Tally(values: executions)) {
         PipelineScenarios.decodeOnly(total: executions)
     },
@@ -116,23 +123,32 @@ func allocationColumns(_ timing: Timing) -> String {
     return "\(format(allocations.calls, 1)) | \(format(allocations.bytes))"
 }
 
+let loadAverage = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+    .joined(separator: " ")
 print("Networking: \(requests) requests per run, GET /json from a LoopbackServer in a child process;")
 print("medians of 5 runs after a warm-up; client CPU = this process's CPU time (all threads) per request.")
 print()
 print("| scenario | requests/s | leash / raw | client CPU µs/request | mallocs/request | bytes/request |")
 print("|---|---:|---:|---:|---:|---:|")
+/// Leash's throughput over raw URLSession's in the same concurrency; `nil` for raw rows.
+@MainActor func ratioToRaw(_ index: Int) -> Double? {
+    guard modes[index].api != .raw,
+        let rawIndex = modes.firstIndex(where: { $0.api == .raw && $0.concurrency == modes[index].concurrency })
+    else { return nil }
+    return networkTimings[index].operationsPerSecond / networkTimings[rawIndex].operationsPerSecond
+}
+
 for (index, timing) in networkTimings.enumerated() {
-    let rawIndex = modes.firstIndex { $0.api == .raw && $0.concurrency == modes[index].concurrency }
-    let ratio =
-        modes[index].api == .raw
-        ? "–"
-        : rawIndex.map { String(format: "%.2f", timing.operationsPerSecond / networkTimings[$0].operationsPerSecond) }
-            ?? "–"
+    let ratio = ratioToRaw(index).map { String(format: "%.2f", $0) } ?? "–"
     print(
         "| \(timing.scenario.name) | \(format(timing.operationsPerSecond)) | \(ratio) | "
             + "\(format(timing.cpuPerOperation * 1e6)) | \(allocationColumns(timing)) |")
 }
+let ratios = modes.indices.compactMap(ratioToRaw)
 print()
+print(
+    "Bar (leash ≥ 0.95 of raw): met in \(ratios.filter { $0 >= 0.95 }.count) of \(ratios.count) modes. "
+        + "Load average at the end, this run included: \(loadAverage ?? "unknown") (2 cores, shared).")
 print(
     "Credential reads per execution (authenticator.authentication): "
         + modes.filter { $0.api != .raw }.map { "\($0.name) \(format(credentialReads[$0.name] ?? 0, 2))" }
