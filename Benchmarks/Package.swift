@@ -5,6 +5,7 @@ import PackageDescription
 /// (OpenCombine, for comparison) never reach users. Run with:
 ///
 ///     swift run -c release --package-path Benchmarks rx-benchmarks
+///     swift run -c release --package-path Benchmarks net-benchmarks
 let package = Package(
     name: "LeashBenchmarks",
     platforms: [.macOS(.v10_15)],
@@ -17,7 +18,34 @@ let package = Package(
             name: "rx-benchmarks",
             dependencies: [.product(name: "Rx", package: "Leash"), "OpenCombine"],
             path: "Sources/RxBenchmarks"
-        )
+        ),
+        // The root package's in-process HTTP server. It is a target there, not a product (it
+        // is test support, not for users), so this package cannot depend on it; instead
+        // `Sources/LoopbackServer` is a symlink to `../../Sources/LoopbackServer` and the same
+        // sources are compiled again here as a target of this package. Nothing is copied, the
+        // root package is untouched (it never looks inside Benchmarks/), and the two targets
+        // of the same name never meet in one build graph because the root's is not reachable
+        // from any product this package uses.
+        .target(name: "LoopbackServer", path: "Sources/LoopbackServer"),
+        // Counts heap allocations by interposing the malloc family (glibc); see its source.
+        .target(name: "MallocCounter", path: "Sources/MallocCounter"),
+        .executableTarget(
+            name: "net-benchmarks",
+            dependencies: [
+                .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"), "LoopbackServer",
+                "MallocCounter",
+            ],
+            path: "Sources/NetBenchmarks"
+        ),
+        // Checks of the benchmark's own machinery (the request driver, the verification,
+        // the malloc counter) and of the leaks it found; run in debug, not timed.
+        .testTarget(
+            name: "NetBenchmarksTests",
+            dependencies: [
+                "net-benchmarks", .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                "LoopbackServer", "MallocCounter",
+            ]
+        ),
     ],
     swiftLanguageModes: [.v6]
 )

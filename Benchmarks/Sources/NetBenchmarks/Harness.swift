@@ -1,0 +1,150 @@
+import Foundation
+import MallocCounter
+
+/// What one run of a scenario produced. A run whose tally differs from the expected one
+/// aborts the benchmark, so that nothing wrong can look fast.
+struct Tally: Equatable, CustomStringConvertible {
+    /// Responses that decoded to `Sample.expected`.
+    var values = 0
+    /// Errors, and values that were not `Sample.expected`.
+    var failures = 0
+    /// Requests the server received during the run (network scenarios).
+    var served = 0
+    /// Interceptor invocations during the run (Leash scenarios).
+    var interceptorCalls = 0
+
+    var description: String {
+        "values \(values), failures \(failures), served \(served), interceptor calls \(interceptorCalls)"
+    }
+
+    /// Counts one outcome: a value equal to the expected one, or a failure.
+    mutating func record(_ sample: Sample?) {
+        if sample == Sample.expected { values += 1 } else { failures += 1 }
+    }
+
+    static func + (left: Tally, right: Tally) -> Tally {
+        Tally(
+            values: left.values + right.values, failures: left.failures + right.failures,
+            served: left.served + right.served, interceptorCalls: left.interceptorCalls + right.interceptorCalls)
+    }
+}
+
+/// A tally several threads add to; read once the run is over.
+final class SharedTally: @unchecked Sendable {
+    // @unchecked: `tally` is only touched under `lock`.
+    private let lock = NSLock()
+    private var tally = Tally()
+
+    func record(_ sample: Sample?) {
+        lock.withLock { tally.record(sample) }
+    }
+
+    func add(_ other: Tally) {
+        lock.withLock { tally = tally + other }
+    }
+
+    var value: Tally { lock.withLock { tally } }
+}
+
+/// One thing to measure: `run` does `operations` operations and returns its tally;
+/// `observe`, read before and after each run outside the timed interval, adds what
+/// outlives the run (server and interceptor counters) to the tally.
+struct Scenario {
+    let name: String
+    let operations: Int
+    let expect: Tally
+    var observe: () -> Tally = { Tally() }
+    let run: () -> Tally
+}
+
+/// The medians of a scenario's timed runs.
+struct Timing {
+    let scenario: Scenario
+    /// Wall-clock seconds of the median run.
+    let seconds: Double
+    /// Median process CPU seconds per operation (all of this process's threads).
+    let cpuPerOperation: Double
+    /// Heap allocation calls and bytes per operation, from a separate counted run, or
+    /// `nil` where they cannot be counted.
+    var allocations: (calls: Double, bytes: Double)?
+
+    var operationsPerSecond: Double { Double(scenario.operations) / seconds }
+}
+
+/// Measures `scenarios` side by side: one untimed warm-up of each, then `repetitions`
+/// rounds in which every scenario runs once (in an order rotated each round, so that a
+/// burst of load from other processes on this shared machine falls on different
+/// scenarios), and the median of each. Every run's tally is checked.
+func measureSideBySide(_ scenarios: [Scenario], repetitions: Int = 5) -> [Timing] {
+    for scenario in scenarios {
+        _ = verifiedRun(scenario)
+    }
+    var wall = Array(repeating: [Double](), count: scenarios.count)
+    var cpu = Array(repeating: [Double](), count: scenarios.count)
+    for round in 0..<repetitions {
+        for offset in 0..<scenarios.count {
+            let index = (offset + round) % scenarios.count
+            let (seconds, cpuSeconds) = verifiedRun(scenarios[index])
+            wall[index].append(seconds)
+            cpu[index].append(cpuSeconds / Double(scenarios[index].operations))
+        }
+    }
+    return scenarios.indices.map { index in
+        Timing(scenario: scenarios[index], seconds: median(wall[index]), cpuPerOperation: median(cpu[index]))
+    }
+}
+
+/// Runs `scenario` once and checks its tally; returns wall and process CPU seconds.
+private func verifiedRun(_ scenario: Scenario) -> (wall: Double, cpu: Double) {
+    let before = scenario.observe()
+    let cpuStart = processCPUSeconds()
+    let start = DispatchTime.now().uptimeNanoseconds
+    var tally = scenario.run()
+    let end = DispatchTime.now().uptimeNanoseconds
+    let cpuEnd = processCPUSeconds()
+    let after = scenario.observe()
+    tally.served += after.served - before.served
+    tally.interceptorCalls += after.interceptorCalls - before.interceptorCalls
+    guard tally == scenario.expect else {
+        fail("\(scenario.name): got \(tally), expected \(scenario.expect)")
+    }
+    return (Double(end - start) / 1e9, cpuEnd - cpuStart)
+}
+
+/// Heap allocations per operation of `scenario`, from one run with the malloc counter on
+/// (its tally checked too); `nil` where the counter does not work on this platform.
+func countAllocations(_ scenario: Scenario) -> (calls: Double, bytes: Double)? {
+    guard mallocCounterWorks else { return nil }
+    let before = scenario.observe()
+    malloc_counter_start()
+    var tally = scenario.run()
+    malloc_counter_stop()
+    let after = scenario.observe()
+    tally.served += after.served - before.served
+    tally.interceptorCalls += after.interceptorCalls - before.interceptorCalls
+    guard tally == scenario.expect else {
+        fail("\(scenario.name) (counting allocations): got \(tally), expected \(scenario.expect)")
+    }
+    let operations = Double(scenario.operations)
+    return (Double(malloc_counter_calls()) / operations, Double(malloc_counter_bytes()) / operations)
+}
+
+/// Whether allocations inside the Swift runtime reach the counting `malloc` (checked once).
+let mallocCounterWorks = malloc_counter_is_available()
+
+func median(_ values: [Double]) -> Double {
+    let sorted = values.sorted()
+    return sorted[sorted.count / 2]
+}
+
+/// CPU time used so far by every thread of this process.
+func processCPUSeconds() -> Double {
+    var time = timespec()
+    guard clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &time) == 0 else { fail("clock_gettime: errno \(errno)") }
+    return Double(time.tv_sec) + Double(time.tv_nsec) / 1e9
+}
+
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data("benchmark failed: \(message)\n".utf8))
+    exit(1)
+}

@@ -1,0 +1,47 @@
+import Foundation
+
+/// One network scenario: an API and how many requests it keeps in flight.
+struct NetworkMode {
+    enum API: String {
+        case raw = "raw URLSession"
+        case callback = "leash callback"
+        case async = "leash async"
+    }
+
+    let api: API
+    let concurrency: Int
+
+    var name: String { "\(api.rawValue), " + (concurrency == 1 ? "one at a time" : "\(concurrency) in flight") }
+}
+
+/// The server child and the two clients every network scenario uses.
+struct NetworkBench {
+    let server: ServerProcess
+    let raw: RawClient
+    let leash: LeashSetup
+
+    /// `total` requests of `mode`, checked: each decoded to the expected value, each seen
+    /// by the server, and for Leash each passed through the logger (twice) and the validator.
+    func scenario(_ mode: NetworkMode, total: Int) -> Scenario {
+        let server = self.server
+        let raw = self.raw
+        let leash = self.leash
+        switch mode.api {
+        case .raw:
+            return Scenario(
+                name: mode.name, operations: total, expect: Tally(values: total, served: total),
+                observe: { Tally(served: server.requestCount()) }
+            ) { RawScenarios.callbacks(raw, total: total, inFlight: mode.concurrency) }
+        case .callback, .async:
+            return Scenario(
+                name: mode.name, operations: total,
+                expect: Tally(values: total, served: total, interceptorCalls: 3 * total),
+                observe: { Tally(served: server.requestCount(), interceptorCalls: leash.interceptorCalls()) }
+            ) {
+                mode.api == .callback
+                    ? LeashScenarios.callbacks(leash.client, total: total, inFlight: mode.concurrency)
+                    : LeashScenarios.async(leash.client, total: total, inFlight: mode.concurrency)
+            }
+        }
+    }
+}

@@ -1,0 +1,51 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The floor: what an app would write by hand with URLSession and JSONDecoder, with the
+/// session configured as Leash's transport configures its own (ephemeral, no URLCache:
+/// see LINUX-URLSESSION.md) and the same credential header, so both send the same request.
+final class RawClient: @unchecked Sendable {
+    // @unchecked: immutable; URLSession is thread-safe, and JSONDecoder decodes
+    // concurrently (it keeps no state between calls).
+    private let session: URLSession
+    private let url: URL
+    private let decoder = JSONDecoder()
+
+    init(baseURL: URL) {
+        let configuration = URLSessionConfiguration.ephemeral
+        configuration.urlCache = nil
+        session = URLSession(configuration: configuration)
+        url = baseURL.appendingPathComponent("json")
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// `GET /json`, decoded; `nil` for a transport error, a status outside 2xx or a body
+    /// that does not decode.
+    func get(completion: @escaping @Sendable (Sample?) -> Void) {
+        var request = URLRequest(url: url)
+        request.setValue(benchmarkToken, forHTTPHeaderField: "Authorization")
+        let decoder = self.decoder
+        session.dataTask(with: request) { data, response, error in
+            guard error == nil, let data, let status = (response as? HTTPURLResponse)?.statusCode,
+                (200..<300).contains(status)
+            else {
+                completion(nil)
+                return
+            }
+            completion(try? decoder.decode(Sample.self, from: data))
+        }.resume()
+    }
+}
+
+enum RawScenarios {
+    /// `total` requests, `inFlight` at a time.
+    static func callbacks(_ client: RawClient, total: Int, inFlight: Int) -> Tally {
+        closedLoop(total: total, inFlight: inFlight) { completion in client.get(completion: completion) }
+    }
+}

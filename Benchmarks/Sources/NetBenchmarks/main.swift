@@ -1,0 +1,170 @@
+import Foundation
+import Leash
+
+// Networking benchmarks (shared/BENCHMARKS.md, "Networking"): raw URLSession + JSONDecoder
+// against Leash's `client.execute` (callback) and `await client.execute(_:as:)` on the same
+// loopback server in the same run, one request at a time and 64 in flight; then the
+// pipeline's own cost on the stub transport. Every run is verified (each value decoded,
+// counted, and seen by the server).
+//
+//     swift run -c release --package-path Benchmarks net-benchmarks [--requests N] [--executions K]
+//         [--only "scenario name"]
+
+let arguments = CommandLine.arguments
+
+if arguments.count >= 2, arguments[1] == "--serve" {
+    serveUntilInputCloses()
+}
+
+func option(_ name: String, default value: Int) -> Int {
+    guard let index = arguments.firstIndex(of: name) else { return value }
+    guard arguments.indices.contains(index + 1), let parsed = Int(arguments[index + 1]), parsed > 0 else {
+        fail("\(name) needs a positive integer")
+    }
+    return parsed
+}
+
+/// Requests per network run, and executions per stub run.
+let requests = option("--requests", default: 2_048)
+let executions = option("--executions", default: 20_000)
+let inFlight = 64
+
+let modes = [1, inFlight].flatMap { concurrency in
+    [NetworkMode.API.raw, .callback, .async].map { NetworkMode(api: $0, concurrency: concurrency) }
+}
+
+let withInterceptors = PipelineSetup(interceptors: true)
+let bare = PipelineSetup(interceptors: false)
+let pipeline = [
+    Scenario(
+        name: "stub transport, 5 interceptors + authenticator", operations: executions,
+        expect: Tally(values: executions, interceptorCalls: 5 * executions),
+        observe: {
+            withInterceptors.forgetRequests()
+            return Tally(interceptorCalls: withInterceptors.interceptorCalls())
+        }
+    ) { PipelineScenarios.executions(withInterceptors.client, total: executions) },
+    Scenario(
+        name: "stub transport, no interceptors", operations: executions, expect: Tally(values: executions),
+        observe: {
+            bare.forgetRequests()
+            return Tally()
+        }
+    ) { PipelineScenarios.executions(bare.client, total: executions) },
+    Scenario(name: "JSONDecoder only (floor)", operations: executions, expect: Tally(values: executions)) {
+        PipelineScenarios.decodeOnly(total: executions)
+    },
+]
+
+// `--only NAME` runs one scenario, named as in the tables, 20 times (for profiling).
+if let index = arguments.firstIndex(of: "--only") {
+    guard arguments.indices.contains(index + 1) else { fail("--only needs a scenario name") }
+    let name = arguments[index + 1]
+    var server: ServerProcess?
+    let scenario: Scenario
+    if let mode = modes.first(where: { $0.name == name }) {
+        let child = ServerProcess()
+        server = child
+        let bench = NetworkBench(
+            server: child, raw: RawClient(baseURL: child.baseURL),
+            leash: LeashSetup(baseURL: child.baseURL, transport: URLSessionTransport()))
+        scenario = bench.scenario(mode, total: requests)
+    } else if let match = pipeline.first(where: { $0.name == name }) {
+        scenario = match
+    } else {
+        fail(
+            "no scenario named \"\(name)\"; names: "
+                + (modes.map(\.name) + pipeline.map(\.name)).joined(separator: "; "))
+    }
+    let timing = measureSideBySide([scenario], repetitions: 20)[0]
+    print("\(name): \(timing.operationsPerSecond) operations/s, \(timing.cpuPerOperation * 1e6) µs CPU/operation")
+    server?.stop()
+    exit(0)
+}
+
+let server = ServerProcess()
+let bench = NetworkBench(
+    server: server, raw: RawClient(baseURL: server.baseURL),
+    leash: LeashSetup(baseURL: server.baseURL, transport: URLSessionTransport()))
+var networkTimings = measureSideBySide(modes.map { bench.scenario($0, total: requests) })
+
+// Allocations from a separate, shorter run of each (counting touches a shared counter on
+// every malloc, which the timed runs must not pay); the credential reads from the same run.
+let countedRequests = max(requests / 8, 64)
+var credentialReads: [String: Double] = [:]
+for (index, mode) in modes.enumerated() {
+    let readsBefore = bench.leash.credentialReads
+    networkTimings[index].allocations = countAllocations(bench.scenario(mode, total: countedRequests))
+    credentialReads[mode.name] = Double(bench.leash.credentialReads - readsBefore) / Double(countedRequests)
+}
+server.stop()
+
+var pipelineTimings = measureSideBySide(pipeline)
+for index in pipelineTimings.indices {
+    pipelineTimings[index].allocations = countAllocations(pipelineTimings[index].scenario)
+}
+
+// MARK: Report
+
+func format(_ value: Double, _ digits: Int = 0) -> String {
+    let text = String(format: "%.\(digits)f", value)
+    guard digits == 0, value >= 1_000 else { return text }
+    // Thousands separators for the large counts.
+    var grouped = ""
+    for (offset, character) in text.reversed().enumerated() {
+        if offset > 0, offset % 3 == 0 { grouped.append(",") }
+        grouped.append(character)
+    }
+    return String(grouped.reversed())
+}
+
+func allocationColumns(_ timing: Timing) -> String {
+    guard let allocations = timing.allocations else { return "not measured | not measured" }
+    return "\(format(allocations.calls, 1)) | \(format(allocations.bytes))"
+}
+
+let loadAverage = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+    .joined(separator: " ")
+print("Networking: \(requests) requests per run, GET /json from a LoopbackServer in a child process;")
+print("medians of 5 runs after a warm-up; client CPU = this process's CPU time (all threads) per request.")
+print()
+print("| scenario | requests/s | leash / raw | client CPU µs/request | mallocs/request | bytes/request |")
+print("|---|---:|---:|---:|---:|---:|")
+/// Leash's throughput over raw URLSession's in the same concurrency; `nil` for raw rows.
+@MainActor func ratioToRaw(_ index: Int) -> Double? {
+    guard modes[index].api != .raw,
+        let rawIndex = modes.firstIndex(where: { $0.api == .raw && $0.concurrency == modes[index].concurrency })
+    else { return nil }
+    return networkTimings[index].operationsPerSecond / networkTimings[rawIndex].operationsPerSecond
+}
+
+for (index, timing) in networkTimings.enumerated() {
+    let ratio = ratioToRaw(index).map { String(format: "%.2f", $0) } ?? "–"
+    print(
+        "| \(timing.scenario.name) | \(format(timing.operationsPerSecond)) | \(ratio) | "
+            + "\(format(timing.cpuPerOperation * 1e6)) | \(allocationColumns(timing)) |")
+}
+let ratios = modes.indices.compactMap(ratioToRaw)
+print()
+print(
+    "Bar (leash ≥ 0.95 of raw): met in \(ratios.filter { $0 >= 0.95 }.count) of \(ratios.count) modes. "
+        + "Load average at the end, this run included: \(loadAverage ?? "unknown") (2 cores, shared).")
+print(
+    "Credential reads per execution (authenticator.authentication): "
+        + modes.filter { $0.api != .raw }.map { "\($0.name) \(format(credentialReads[$0.name] ?? 0, 2))" }
+        .joined(separator: "; ") + ".")
+print()
+print("Pipeline: \(executions) executions per run, one at a time, callback API, on the calling thread.")
+print()
+print("| scenario | executions/s | µs/execution | mallocs/execution | bytes/execution |")
+print("|---|---:|---:|---:|---:|")
+for timing in pipelineTimings {
+    print(
+        "| \(timing.scenario.name) | \(format(timing.operationsPerSecond)) | "
+            + "\(format(timing.seconds / Double(timing.scenario.operations) * 1e6, 1)) | \(allocationColumns(timing)) |"
+    )
+}
+if !mallocCounterWorks {
+    print()
+    print("Allocations not measured: the malloc family could not be interposed on this platform.")
+}
