@@ -65,12 +65,29 @@ extension ObservableType {
 
 /// The end of a `subscribe(onNext:…)` chain: calls the user's handlers.
 ///
-/// Mutable state is the atomic in `SubscriptionCore`; the handlers are only read.
+/// The element handlers are released as soon as a terminal event has been handled, so
+/// that a finished subscription which the app still holds (in a bag, or in an object its
+/// handlers capture) does not keep them, and what they capture, alive. Only the event
+/// path touches them, and events are serial, so no lock is needed; `onDisposed` is
+/// immutable because `dispose()` may run on any thread.
 @usableFromInline
 final class SubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
-    @usableFromInline let onNext: ((Element) -> Void)?
-    @usableFromInline let onError: ((Swift.Error) -> Void)?
-    @usableFromInline let onCompleted: (() -> Void)?
+    @usableFromInline
+    struct Handlers {
+        @usableFromInline let onNext: ((Element) -> Void)?
+        @usableFromInline let onError: ((Swift.Error) -> Void)?
+        @usableFromInline let onCompleted: (() -> Void)?
+
+        @inlinable
+        init(onNext: ((Element) -> Void)?, onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?) {
+            self.onNext = onNext
+            self.onError = onError
+            self.onCompleted = onCompleted
+        }
+    }
+
+    // Read and cleared only on the (serial) event path; see the type's comment.
+    @exclusivity(unchecked) @usableFromInline var handlers: Handlers?
     @usableFromInline let onDisposed: (() -> Void)?
 
     @inlinable
@@ -78,9 +95,7 @@ final class SubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
         onNext: ((Element) -> Void)?, onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?,
         onDisposed: (() -> Void)?
     ) {
-        self.onNext = onNext
-        self.onError = onError
-        self.onCompleted = onCompleted
+        self.handlers = Handlers(onNext: onNext, onError: onError, onCompleted: onCompleted)
         self.onDisposed = onDisposed
         super.init()
     }
@@ -89,11 +104,13 @@ final class SubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
     func on(_ event: Event<Element>) {
         switch event {
         case .next(let element):
-            if state.load() & 1 == 0 { onNext?(element) }
+            if state.load() & 1 == 0 { handlers?.onNext?(element) }
         case .error(let error):
             let previous = state.fetchOr(1)
             guard previous & 1 == 0 else { return }
-            if let onError {
+            let handlers = self.handlers
+            self.handlers = nil
+            if let onError = handlers?.onError {
                 onError(error)
             } else {
                 Hooks.defaultErrorHandler([], error)
@@ -102,7 +119,9 @@ final class SubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
         case .completed:
             let previous = state.fetchOr(1)
             guard previous & 1 == 0 else { return }
-            onCompleted?()
+            let handlers = self.handlers
+            self.handlers = nil
+            handlers?.onCompleted?()
             finishDisposal(previousState: previous)
         }
     }
