@@ -71,7 +71,11 @@ open class Client: @unchecked Sendable {
     // MARK: Callbacks
 
     /// Executes `endpoint`, serializing with `serializer`; calls `completion` with each
-    /// outcome on `queue` (default: the manager's callback queue, else the transport's).
+    /// outcome on `queue` (default: the manager's callback queue, else the thread the
+    /// outcome arrives on).
+    ///
+    /// `completion` is called once per value (twice for cache-then-network), or once
+    /// with the failure that ends the execution; never after `cancel()`.
     ///
     /// - Returns: A handle whose `cancel()` cancels the execution.
     @discardableResult
@@ -86,7 +90,11 @@ open class Client: @unchecked Sendable {
             onNext: { event in
                 if let response = event.response { deliver.send(response) }
             },
-            onError: { error in deliver.send(.failure(error)) })
+            onError: { error in
+                deliver.send(.failure(error))
+                handle.executionEnded()
+            },
+            onCompleted: { handle.executionEnded() })
         handle.attach(subscription)
         return handle
     }
@@ -175,6 +183,8 @@ private final class CallbackDelivery<Value>: @unchecked Sendable {
         }
         let box = ResponseBox(response)
         queue.async { [self] in
+            // Checked on the queue, just before the call: a `cancel()` made on this queue
+            // (or before the outcome reached it) stops the callback for sure.
             if !handle.isCancelled { completion(box.response) }
         }
     }
@@ -192,6 +202,7 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var subscription: Disposable?
     private var isCancelled = false
+    private var isFinished = false
     private var last: Value?
     private var continuation: CheckedContinuation<HandOver<Value>, Swift.Error>?
 
@@ -202,6 +213,7 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             self.continuation = continuation
             return isCancelled
         }
+        // A task cancelled before the execution started sends nothing.
         if cancelledEarly {
             finish(.failure(LeashError.cancelled))
             return
@@ -221,7 +233,9 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             })
         let disposeNow = lock.withLock { () -> Bool in
             if isCancelled { return true }
-            self.subscription = subscription
+            // The subscription's handlers hold this object: keep the subscription only
+            // while the execution runs, or the two would keep each other alive.
+            if !isFinished { self.subscription = subscription }
             return false
         }
         if disposeNow { subscription.dispose() }
@@ -233,17 +247,25 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             defer { self.subscription = nil }
             return self.subscription
         }
-        // Off the cooperative pool and never inside URLSession's callbacks: the transport
-        // dispatches the task's cancel() itself.
+        // The transport issues its task's cancel() asynchronously itself, off the
+        // cooperative pool and outside URLSession's callbacks.
         subscription?.dispose()
         finish(.failure(LeashError.cancelled))
     }
 
     private func finish(_ result: Result<Value, Swift.Error>) {
-        let continuation = lock.withLock { () -> CheckedContinuation<HandOver<Value>, Swift.Error>? in
-            defer { self.continuation = nil }
-            return self.continuation
+        let (continuation, released) = lock.withLock {
+            () -> (CheckedContinuation<HandOver<Value>, Swift.Error>?, (Disposable?, Value?)) in
+            isFinished = true
+            defer {
+                self.continuation = nil
+                subscription = nil
+                last = nil
+            }
+            return (self.continuation, (subscription, last))
         }
+        // Released here, outside the lock: freeing them may run the app's deinits.
+        withExtendedLifetime(released) {}
         continuation?.resume(with: result.map { HandOver($0) })
     }
 }
