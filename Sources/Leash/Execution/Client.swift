@@ -163,12 +163,19 @@ open class Client: @unchecked Sendable {
 }
 
 /// Delivers callbacks in order, on a queue or inline, and stops after `cancel()`.
+///
+/// On a queue, outcomes go out one at a time and in order even if the queue is
+/// concurrent (`DispatchQueue.global()`): a cached value's callback ends before the
+/// network value's starts.
 private final class CallbackDelivery<Value>: @unchecked Sendable {
-    // @unchecked: immutable; `completion` is called serially (the stream is serial, and a
-    // queue keeps that order).
+    // @unchecked: `pending` and `isDraining` are behind `lock`; the rest is immutable;
+    // `completion` is called by one drain at a time.
     private let queue: DispatchQueue?
     private let handle: DataRequest
     private let completion: (Response<Value>) -> Void
+    private let lock = NSLock()
+    private var pending: [Response<Value>] = []
+    private var isDraining = false
 
     init(queue: DispatchQueue?, handle: DataRequest, completion: @escaping (Response<Value>) -> Void) {
         self.queue = queue
@@ -178,22 +185,34 @@ private final class CallbackDelivery<Value>: @unchecked Sendable {
 
     func send(_ response: Response<Value>) {
         guard let queue else {
+            // Inline: the stream already calls one event at a time.
             completion(response)
             return
         }
-        let box = ResponseBox(response)
-        queue.async { [self] in
+        let startDrain = lock.withLock { () -> Bool in
+            pending.append(response)
+            if isDraining { return false }
+            isDraining = true
+            return true
+        }
+        if startDrain { queue.async { [self] in drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let next = lock.withLock { () -> Response<Value>? in
+                if pending.isEmpty {
+                    isDraining = false
+                    return nil
+                }
+                return pending.removeFirst()
+            }
+            guard let next else { return }
             // Checked on the queue, just before the call: a `cancel()` made on this queue
             // (or before the outcome reached it) stops the callback for sure.
-            if !handle.isCancelled { completion(box.response) }
+            if !handle.isCancelled { completion(next) }
         }
     }
-}
-
-private struct ResponseBox<Value>: @unchecked Sendable {
-    // Handed to the callback queue once.
-    let response: Response<Value>
-    init(_ response: Response<Value>) { self.response = response }
 }
 
 /// Bridges one execution to a continuation: the last value, or the error.

@@ -281,6 +281,40 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         XCTAssertEqual(received.value, ["Alice on ordered", "Bob on ordered"])
     }
 
+    func testExecute_concurrentCallbackQueue_stillDeliversOneAtATimeInOrder() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineBobJSON))
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "leash.tests.concurrent", attributes: .concurrent)
+        queue.setSpecific(key: key, value: "concurrent")
+        let client = try client {
+            $0.add(
+                interceptor: PipelineExecutionInterceptor { chain in
+                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.proceed()
+                })
+        }
+        let done = expectation(description: "two callbacks")
+        done.expectedFulfillmentCount = 2
+        let received = PipelineBox<[String]>([])
+        let inFlight = PipelineBox(0)
+
+        client.execute(PipelineEndpoint(), queue: queue) { (response: Response<PipelineUser>) in
+            inFlight.mutate { $0 += 1 }
+            // The cached value's callback lingers: the network's must wait for it.
+            if response.source == .interceptor {
+                let until = Date().addingTimeInterval(0.01)
+                while Date() < until {}
+            }
+            let mark = DispatchQueue.getSpecific(key: key) ?? "elsewhere"
+            received.mutate { $0.append("\(response.value?.name ?? "error") on \(mark), \(inFlight.value) running") }
+            inFlight.mutate { $0 -= 1 }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+
+        XCTAssertEqual(received.value, ["Alice on concurrent, 1 running", "Bob on concurrent, 1 running"])
+    }
+
     private static func markedQueue(_ mark: String) -> (DispatchQueue, DispatchSpecificKey<String>) {
         let key = DispatchSpecificKey<String>()
         let queue = DispatchQueue(label: "leash.tests.\(mark)")

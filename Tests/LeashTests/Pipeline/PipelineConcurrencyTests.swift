@@ -125,4 +125,53 @@ final class PipelineConcurrencyTests: PipelineTestCase {
 
         XCTAssertEqual(lateCallbacks.value, 0)
     }
+
+    func testExecutionStream_cacheRacingNetwork_observerIsNeverCalledConcurrently() throws {
+        // The cached value crosses the completion interceptor on one thread while the
+        // network's progress events come from another: the observer must still get one
+        // event at a time, in an order that keeps the grammar.
+        let transport = StubTransport()
+            .stub(path: "/v1/users/1", .json(pipelineBobJSON, delay: .microseconds(200)))
+        let client = try makePipelineClient(transport) {
+            $0.add(
+                interceptor: PipelineExecutionInterceptor { chain in
+                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.proceed()
+                }
+            )
+            .add(
+                interceptor: PipelineCompletionInterceptor { chain, _ in
+                    PipelineCallBack.globalQueueAfter(Double.random(in: 0...0.0004)).run { chain.proceed() }
+                })
+        }
+        let overlaps = PipelineBox(0)
+        let done = expectation(description: "every execution completed")
+        done.expectedFulfillmentCount = 100
+
+        for _ in 0..<100 {
+            let values = PipelineBox<[PipelineUser]>([])
+            let inFlight = PipelineBox(0)
+            _ = client.execution(PipelineEndpoint(), as: PipelineUser.self)
+                .subscribe(
+                    onNext: { event in
+                        inFlight.mutate { count in
+                            count += 1
+                            if count > 1 { overlaps.mutate { $0 += 1 } }
+                        }
+                        // Stay inside the handler a moment, so that an overlap would show.
+                        let until = Date().addingTimeInterval(0.0002)
+                        while Date() < until {}
+                        if let value = event.value { values.mutate { $0.append(value) } }
+                        inFlight.mutate { $0 -= 1 }
+                    },
+                    onError: { XCTFail("unexpected \($0)") },
+                    onCompleted: {
+                        XCTAssertEqual(values.value, [pipelineAlice, pipelineBob])
+                        done.fulfill()
+                    })
+        }
+        wait(for: [done], timeout: 30)
+
+        XCTAssertEqual(overlaps.value, 0)
+    }
 }
