@@ -48,6 +48,19 @@ open class Client: @unchecked Sendable {
     // MARK: The stream
 
     /// The execution of `endpoint` as a stream of events, serializing with `serializer`.
+    ///
+    /// The stream is cold: each subscription executes anew, and disposing cancels what
+    /// is in flight (the transport's task too). One attempt emits `requestPrepared`,
+    /// `requestSent`, `responseReceived` and its `value`s (an interceptor's value may come
+    /// first, as with cache-then-network); `retrying(attempt:)` precedes each retry. The
+    /// stream completes after the last value, or fails with the first failure no
+    /// interceptor turned around. Events never overlap, whatever threads interceptors
+    /// call back on.
+    ///
+    /// The timeout (the endpoint's, else the manager's) bounds the whole execution, from
+    /// subscription to its end, retries included; it fires exactly on time on the
+    /// manager's scheduler, as `LeashError.timeout`. A timeout that is not a positive,
+    /// finite number of seconds below 10⁹ means no limit.
     public func execution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {

@@ -57,7 +57,8 @@ final class PipelineEventsAndCancellationTests: PipelineTestCase {
             case .value(let value, let extra) = events[3]
         else { return XCTFail("unexpected events \(pipelineTimeline(observer))") }
         XCTAssertEqual(prepared.httpMethod, "POST")
-        XCTAssertEqual(prepared.httpBody.flatMap { try? JSONDecoder().decode(PipelineUser.self, from: $0) }, pipelineBob)
+        XCTAssertEqual(
+            prepared.httpBody.flatMap { try? JSONDecoder().decode(PipelineUser.self, from: $0) }, pipelineBob)
         XCTAssertEqual(sent.url, prepared.url)
         XCTAssertEqual(response.statusCode, 201)
         XCTAssertEqual(data, Data(pipelineBobJSON.utf8))

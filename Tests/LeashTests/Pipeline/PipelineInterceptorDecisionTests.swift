@@ -210,7 +210,8 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
 
         let observer = run(client)
 
-        XCTAssertEqual(observer.events.compactMap { $0.value.element.map(pipelineName) }.last,
+        XCTAssertEqual(
+            observer.events.compactMap { $0.value.element.map(pipelineName) }.last,
             "value(\(pipelineAlice), interceptor)")
         XCTAssertNil(pipelineError(observer))
         XCTAssertFalse(log.all.contains("success B"))

@@ -189,7 +189,8 @@ enum PipelineCallBack: @unchecked Sendable {
         switch self {
         case .inline: action()
         case .globalQueue: DispatchQueue.global().async(execute: action)
-        case .globalQueueAfter(let seconds): DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: action)
+        case .globalQueueAfter(let seconds):
+            DispatchQueue.global().asyncAfter(deadline: .now() + seconds, execute: action)
         case .virtual(let scheduler, let ticks):
             _ = scheduler.scheduleRelative((), dueTime: .seconds(ticks)) { _ in
                 action()
@@ -283,10 +284,10 @@ final class PipelineCompletionInterceptor: CompletionInterceptor, @unchecked Sen
 /// chain typed, or is not called (and the chain proceeds) for other value types.
 final class PipelineUserSerializationInterceptor: SerializationInterceptor, @unchecked Sendable {
     // @unchecked: see `PipelineExecutionInterceptor`.
-    let body:
-        (InterceptorChain<PipelineUser>, Response<Data>, Result<PipelineUser, Swift.Error>, Any) -> Void
+    let body: (InterceptorChain<PipelineUser>, Response<Data>, Result<PipelineUser, Swift.Error>, Any) -> Void
     init(
-        _ body: @escaping (InterceptorChain<PipelineUser>, Response<Data>, Result<PipelineUser, Swift.Error>, Any) ->
+        _ body:
+            @escaping (InterceptorChain<PipelineUser>, Response<Data>, Result<PipelineUser, Swift.Error>, Any) ->
             Void
     ) {
         self.body = body

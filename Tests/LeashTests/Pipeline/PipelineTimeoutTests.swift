@@ -167,6 +167,21 @@ final class PipelineTimeoutTests: PipelineTestCase {
             pipelineTimeline(observer).suffix(2), ["value(\(pipelineAlice), network) @ 700", "completed @ 700"])
     }
 
+    func testTimeout_infiniteNaNNegativeOrHuge_meansNoLimitAndNeverCrashes() throws {
+        for limit in [TimeInterval.infinity, .nan, -1, 0, 1e300] {
+            let scheduler = TestScheduler(initialClock: 0)
+            let transport = StubTransport(scheduler: scheduler)
+                .stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(500)))
+            let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(limit) }
+
+            let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+            XCTAssertEqual(
+                pipelineTimeline(observer).suffix(2), ["value(\(pipelineAlice), network) @ 700", "completed @ 700"],
+                "timeout \(limit)")
+        }
+    }
+
     func testTimeout_realTime_interceptorNeverCallingBack_failsTheCallbackWithTimeout() throws {
         let transport = StubTransport()
         let held = self.held!

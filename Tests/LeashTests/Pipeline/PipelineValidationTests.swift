@@ -198,7 +198,9 @@ final class PipelineValidationTests: PipelineTestCase {
             startOver()
             let client = try client()
             transport.stub(path: "/v1/users/1", .text("ok", status: status))
-            let observer = scheduler.start { client.execution(PipelineEndpoint(), serializer: StringResponseSerializer()) }
+            let observer = scheduler.start {
+                client.execution(PipelineEndpoint(), serializer: StringResponseSerializer())
+            }
             XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, ["ok"], "status \(status)")
         }
     }

@@ -34,6 +34,8 @@
 //     (DESIGN.md) is not in the package yet; delete the stand-in when it lands.
 // 11. Snippets whose body is a comment (`// Handle the response here.`) → a line after
 //     the comment records what arrived → so that the test can check it.
+// Whitespace follows the repository's swift-format rules (`200...299` for `200 ... 299`,
+// two spaces before a trailing comment, `guard` continuation indents); nothing else differs.
 // Not compiled: the installation snippets (a `Package.swift` manifest, a Podfile, a
 // Cartfile), which are not code against the API. The app types the snippets assume but
 // the README does not show (`User`, `APIError`, the app's `Error`, `Logger`,
@@ -627,7 +629,8 @@ final class LeashReadmeSnippetsTests: PipelineTestCase {
 
         XCTAssertEqual(request?.httpMethod, "POST")
         XCTAssertEqual(request?.value(forHTTPHeaderField: "Content-Type"), "application/json")
-        XCTAssertEqual(request?.httpBody.flatMap { try? JSONDecoder().decode(User.self, from: $0) }, User(id: 3, name: "Carol"))
+        XCTAssertEqual(
+            request?.httpBody.flatMap { try? JSONDecoder().decode(User.self, from: $0) }, User(id: 3, name: "Carol"))
     }
 
     func testEncoding_anyDictionary_isAJSONBody() throws {
