@@ -29,18 +29,20 @@ final class SerialObserver<Element>: @unchecked Sendable {
 
     func on(_ event: Event<Element>) {
         lock.lock()
-        guard observer != nil else {
+        guard var target = observer else {
             lock.unlock()
             return
         }
-        pending.append(event)
         if isDelivering {
+            pending.append(event)
             lock.unlock()
             return
         }
+        // The common case, nobody delivering: this thread delivers, and then whatever
+        // other threads (or the observer itself) submitted meanwhile.
         isDelivering = true
-        while let target = observer, !pending.isEmpty {
-            let next = pending.removeFirst()
+        var next = event
+        while true {
             if next.isStopEvent {
                 observer = nil
                 pending.removeAll()
@@ -48,6 +50,9 @@ final class SerialObserver<Element>: @unchecked Sendable {
             lock.unlock()
             target.on(next)
             lock.lock()
+            guard let current = observer, !pending.isEmpty else { break }
+            target = current
+            next = pending.removeFirst()
         }
         isDelivering = false
         lock.unlock()
