@@ -48,6 +48,19 @@ open class Client: @unchecked Sendable {
     // MARK: The stream
 
     /// The execution of `endpoint` as a stream of events, serializing with `serializer`.
+    ///
+    /// The stream is cold: each subscription executes anew, and disposing cancels what
+    /// is in flight (the transport's task too). One attempt emits `requestPrepared`,
+    /// `requestSent`, `responseReceived` and its `value`s (an interceptor's value may come
+    /// first, as with cache-then-network); `retrying(attempt:)` precedes each retry. The
+    /// stream completes after the last value, or fails with the first failure no
+    /// interceptor turned around. Events never overlap, whatever threads interceptors
+    /// call back on.
+    ///
+    /// The timeout (the endpoint's, else the manager's) bounds the whole execution, from
+    /// subscription to its end, retries included; it fires exactly on time on the
+    /// manager's scheduler, as `LeashError.timeout`. A timeout that is not a positive,
+    /// finite number of seconds below 10⁹ means no limit.
     public func execution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {
@@ -71,7 +84,11 @@ open class Client: @unchecked Sendable {
     // MARK: Callbacks
 
     /// Executes `endpoint`, serializing with `serializer`; calls `completion` with each
-    /// outcome on `queue` (default: the manager's callback queue, else the transport's).
+    /// outcome on `queue` (default: the manager's callback queue, else the thread the
+    /// outcome arrives on).
+    ///
+    /// `completion` is called once per value (twice for cache-then-network), or once
+    /// with the failure that ends the execution; never after `cancel()`.
     ///
     /// - Returns: A handle whose `cancel()` cancels the execution.
     @discardableResult
@@ -86,7 +103,11 @@ open class Client: @unchecked Sendable {
             onNext: { event in
                 if let response = event.response { deliver.send(response) }
             },
-            onError: { error in deliver.send(.failure(error)) })
+            onError: { error in
+                deliver.send(.failure(error))
+                handle.executionEnded()
+            },
+            onCompleted: { handle.executionEnded() })
         handle.attach(subscription)
         return handle
     }
@@ -155,12 +176,19 @@ open class Client: @unchecked Sendable {
 }
 
 /// Delivers callbacks in order, on a queue or inline, and stops after `cancel()`.
+///
+/// On a queue, outcomes go out one at a time and in order even if the queue is
+/// concurrent (`DispatchQueue.global()`): a cached value's callback ends before the
+/// network value's starts.
 private final class CallbackDelivery<Value>: @unchecked Sendable {
-    // @unchecked: immutable; `completion` is called serially (the stream is serial, and a
-    // queue keeps that order).
+    // @unchecked: `pending` and `isDraining` are behind `lock`; the rest is immutable;
+    // `completion` is called by one drain at a time.
     private let queue: DispatchQueue?
     private let handle: DataRequest
     private let completion: (Response<Value>) -> Void
+    private let lock = NSLock()
+    private var pending: [Response<Value>] = []
+    private var isDraining = false
 
     init(queue: DispatchQueue?, handle: DataRequest, completion: @escaping (Response<Value>) -> Void) {
         self.queue = queue
@@ -170,20 +198,34 @@ private final class CallbackDelivery<Value>: @unchecked Sendable {
 
     func send(_ response: Response<Value>) {
         guard let queue else {
+            // Inline: the stream already calls one event at a time.
             completion(response)
             return
         }
-        let box = ResponseBox(response)
-        queue.async { [self] in
-            if !handle.isCancelled { completion(box.response) }
+        let startDrain = lock.withLock { () -> Bool in
+            pending.append(response)
+            if isDraining { return false }
+            isDraining = true
+            return true
+        }
+        if startDrain { queue.async { [self] in drain() } }
+    }
+
+    private func drain() {
+        while true {
+            let next = lock.withLock { () -> Response<Value>? in
+                if pending.isEmpty {
+                    isDraining = false
+                    return nil
+                }
+                return pending.removeFirst()
+            }
+            guard let next else { return }
+            // Checked on the queue, just before the call: a `cancel()` made on this queue
+            // (or before the outcome reached it) stops the callback for sure.
+            if !handle.isCancelled { completion(next) }
         }
     }
-}
-
-private struct ResponseBox<Value>: @unchecked Sendable {
-    // Handed to the callback queue once.
-    let response: Response<Value>
-    init(_ response: Response<Value>) { self.response = response }
 }
 
 /// Bridges one execution to a continuation: the last value, or the error.
@@ -192,6 +234,7 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var subscription: Disposable?
     private var isCancelled = false
+    private var isFinished = false
     private var last: Value?
     private var continuation: CheckedContinuation<HandOver<Value>, Swift.Error>?
 
@@ -202,6 +245,7 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             self.continuation = continuation
             return isCancelled
         }
+        // A task cancelled before the execution started sends nothing.
         if cancelledEarly {
             finish(.failure(LeashError.cancelled))
             return
@@ -221,7 +265,9 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             })
         let disposeNow = lock.withLock { () -> Bool in
             if isCancelled { return true }
-            self.subscription = subscription
+            // The subscription's handlers hold this object: keep the subscription only
+            // while the execution runs, or the two would keep each other alive.
+            if !isFinished { self.subscription = subscription }
             return false
         }
         if disposeNow { subscription.dispose() }
@@ -233,17 +279,25 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             defer { self.subscription = nil }
             return self.subscription
         }
-        // Off the cooperative pool and never inside URLSession's callbacks: the transport
-        // dispatches the task's cancel() itself.
+        // The transport issues its task's cancel() asynchronously itself, off the
+        // cooperative pool and outside URLSession's callbacks.
         subscription?.dispose()
         finish(.failure(LeashError.cancelled))
     }
 
     private func finish(_ result: Result<Value, Swift.Error>) {
-        let continuation = lock.withLock { () -> CheckedContinuation<HandOver<Value>, Swift.Error>? in
-            defer { self.continuation = nil }
-            return self.continuation
+        let (continuation, released) = lock.withLock {
+            () -> (CheckedContinuation<HandOver<Value>, Swift.Error>?, (Disposable?, Value?)) in
+            isFinished = true
+            defer {
+                self.continuation = nil
+                subscription = nil
+                last = nil
+            }
+            return (self.continuation, (subscription, last))
         }
+        // Released here, outside the lock: freeing them may run the app's deinits.
+        withExtendedLifetime(released) {}
         continuation?.resume(with: result.map { HandOver($0) })
     }
 }

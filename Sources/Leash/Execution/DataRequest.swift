@@ -27,12 +27,18 @@ extension URLRequest: URLRequestConvertible {
 /// }
 /// request.cancel()
 /// ```
+///
+/// Keeping a handle keeps nothing of a finished execution alive: the handle lets go of
+/// the execution when it ends, and `cancel()` after that does nothing.
 public final class DataRequest: Cancelable, @unchecked Sendable {
-    // @unchecked: `urlRequest` is immutable; the subscription is a thread-safe disposable.
+    // @unchecked: `convertible` is immutable; the rest is behind `lock`.
 
     /// The request, as Alamofire exposed it.
     public let convertible: URLRequestConvertible
-    private let subscription = SerialDisposable()
+    private let lock = NSLock()
+    private var subscription: Disposable?
+    private var cancelled = false
+    private var finished = false
 
     /// Wraps a built request.
     public init(_ request: URLRequest) {
@@ -43,7 +49,8 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
     public var urlRequest: URLRequest? { try? convertible.asURLRequest() }
 
     /// Executes `endpoint` on `client`, serializing with `serializer`, and calls
-    /// `completion` for each outcome (twice for cache-then-network).
+    /// `completion` for each outcome (twice for cache-then-network) on `queue` (default:
+    /// the manager's callback queue, else the thread the outcome arrives on).
     @discardableResult
     public func response<Serializer: ResponseSerializer>(
         client: Client, endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil,
@@ -54,17 +61,44 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
         return self
     }
 
+    /// Holds the execution's subscription, to cancel it; disposes it at once if this
+    /// request was cancelled already, and drops it if the execution already ended.
     func attach(_ disposable: Disposable) {
-        subscription.disposable = disposable
+        let disposeNow = lock.withLock { () -> Bool in
+            if cancelled { return true }
+            if !finished { subscription = disposable }
+            return false
+        }
+        if disposeNow { disposable.dispose() }
     }
 
-    /// Cancels the execution: the transport's task is cancelled, no callback follows.
+    /// Lets go of the execution, which ended by itself: the subscription's handlers hold
+    /// this request, so keeping the subscription would keep both alive forever.
+    func executionEnded() {
+        let released = lock.withLock { () -> Disposable? in
+            finished = true
+            defer { subscription = nil }
+            return subscription
+        }
+        // Released here, outside the lock: freeing it may run the app's deinits.
+        withExtendedLifetime(released) {}
+    }
+
+    /// Cancels the execution: the transport's task is cancelled, and no callback starts
+    /// afterwards (callbacks delivered on a queue check for cancellation just before
+    /// running). Does nothing after the execution ended.
     public func cancel() {
-        subscription.dispose()
+        let subscription = lock.withLock { () -> Disposable? in
+            guard !cancelled else { return nil }
+            cancelled = true
+            defer { self.subscription = nil }
+            return self.subscription
+        }
+        subscription?.dispose()
     }
 
     /// Whether `cancel()` was called.
-    public var isCancelled: Bool { subscription.isDisposed }
+    public var isCancelled: Bool { lock.withLock { cancelled } }
 
     /// Same as `cancel()`.
     public func dispose() {

@@ -7,6 +7,11 @@ import Rx
 /// Leash keeps its own instead of depending on one of `Rx`'s dispatch schedulers so that
 /// the default holds however those evolve; any `SchedulerType` can replace it through
 /// `Manager.Builder.scheduler(_:)`.
+///
+/// Each timer is a `DispatchSourceTimer`, so that disposing one (every execution that
+/// ends before its timeout does) frees its action at once instead of keeping it until
+/// the deadline, as `asyncAfter` would: a minute-long timeout must not keep a finished
+/// execution alive for a minute.
 final class DispatchTimerScheduler: SchedulerType, @unchecked Sendable {
     // @unchecked: immutable; DispatchQueue is thread-safe.
     static let shared = DispatchTimerScheduler()
@@ -22,14 +27,21 @@ final class DispatchTimerScheduler: SchedulerType, @unchecked Sendable {
     func scheduleRelative<StateType>(
         _ state: StateType, dueTime: RxTimeInterval, action: @escaping @Sendable (StateType) -> Disposable
     ) -> Disposable {
-        let cancelled = BooleanDisposable()
         let result = SerialDisposable()
         let box = TimerState(state)
-        queue.asyncAfter(deadline: .now() + dueTime) {
-            guard !cancelled.isDisposed else { return }
+        let timer = TimerSource(DispatchSource.makeTimerSource(queue: queue))
+        timer.source.setEventHandler {
+            // One shot: cancelling releases this handler (and what it holds).
+            timer.source.cancel()
+            guard !result.isDisposed else { return }
             result.disposable = action(box.value)
         }
-        return Disposables.create(cancelled, result)
+        timer.source.schedule(deadline: .now() + dueTime)
+        timer.source.resume()
+        return Disposables.create {
+            timer.source.cancel()
+            result.dispose()
+        }
     }
 }
 
@@ -37,4 +49,10 @@ final class DispatchTimerScheduler: SchedulerType, @unchecked Sendable {
 private struct TimerState<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
+}
+
+/// A timer source; `cancel()` is thread-safe and idempotent.
+private struct TimerSource: @unchecked Sendable {
+    let source: DispatchSourceTimer
+    init(_ source: DispatchSourceTimer) { self.source = source }
 }

@@ -22,12 +22,19 @@ public final class ExecutionContext: @unchecked Sendable {
     }
 
     /// A stream that restarts the execution from the start (a new attempt, with the
-    /// request built anew). Values already handed back stay handed back. Past the
-    /// manager's `maximumRetryCount` it fails with `LeashError.retryLimitExceeded`.
-    public func retry() -> Observable<Response<Data>> {
-        .error(RetrySignal())
+    /// request built anew and every interceptor run again). Values already handed back
+    /// stay handed back. Past the manager's `maximumRetryCount` the execution fails with
+    /// `LeashError.retryLimitExceeded`, whose `lastError` is `lastError`.
+    ///
+    /// - Parameter lastError: Why the attempt is retried (for example the 503 failure),
+    ///   kept in the error that ends the execution if no retry is left.
+    public func retry(after lastError: Swift.Error? = nil) -> Observable<Response<Data>> {
+        .error(RetrySignal(lastError: lastError))
     }
 }
 
-/// Raised inside a pipeline to restart it; never reaches users.
-struct RetrySignal: Swift.Error {}
+/// Raised inside a pipeline to restart it; never reaches users: past the retry limit it
+/// becomes `LeashError.retryLimitExceeded` with `lastError`.
+struct RetrySignal: Swift.Error {
+    let lastError: Swift.Error?
+}

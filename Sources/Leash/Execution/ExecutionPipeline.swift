@@ -12,8 +12,21 @@ import Rx
 /// interceptors → serialization → serialization interceptors → values.
 ///
 /// Outcomes travel as `Response<Data>` elements (failures too, so that interceptors can
-/// turn them around); progress goes straight to the execution's observer. `retry()`
-/// anywhere raises `RetrySignal`, which restarts the attempt up to the manager's limit.
+/// turn them around); progress goes straight to the execution's observer, through the
+/// same `SerialObserver` as values, so the observer is never called concurrently.
+/// `retry()` anywhere raises `RetrySignal`, which restarts the attempt up to the
+/// manager's limit.
+///
+/// Semantics a caller can rely on:
+/// - values come in the order the stages produce them; the stream completes after the
+///   last one, or fails with the first failure that no interceptor turned around (a
+///   value handed back early stays delivered);
+/// - the timeout (the endpoint's, else the manager's) bounds the whole execution, from
+///   subscription to its end, whatever holds it up: interceptors, the transport, retries.
+///   It fires exactly on time on the manager's scheduler, as `LeashError.timeout`, and
+///   cancels whatever was in flight;
+/// - disposing cancels whatever is in flight (the transport's task, a pending timer);
+///   interceptors called back later are ignored.
 struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     // @unchecked: every stored value is immutable; the endpoint is the app's value, read only.
     typealias Value = Serializer.SerializedObject
@@ -30,55 +43,67 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         self.interceptors = client.manager.interceptorSet
     }
 
+    /// Timeouts longer than this (about 31 years) are no timeout: the milliseconds would
+    /// not fit the timer's interval.
+    static var longestTimeout: TimeInterval { 1e9 }
+
     /// The execution as a stream of events.
     func events() -> Observable<ExecutionEvent<Value>> {
         let pipeline = self
         let manager = client.manager
         let execution = Observable<ExecutionEvent<Value>>.create { observer in
-            pipeline.run(attempt: 1, progress: observer)
+            let output = SerialObserver(observer)
+            let subscription = pipeline.run(attempt: 1, progress: output)
                 .subscribe(
                     onNext: { response in
                         switch response {
                         case .success(let value, let extra):
                             let details =
                                 extra as? ResponseExtra ?? ResponseExtra(source: .interceptor, interceptorExtra: extra)
-                            observer.onNext(.value(value, extra: details))
+                            output.onNext(.value(value, extra: details))
                         case .failure(let error):
-                            observer.onError(error)
+                            output.onError(error)
                         }
                     },
-                    onError: { observer.onError($0) },
-                    onCompleted: { observer.onCompleted() })
-        }
-        guard let seconds = endpoint.timeout ?? manager.timeout, seconds > 0 else { return execution }
-        let milliseconds = Int((seconds * 1000).rounded(.up))
-        return
-            execution
-            .timeout(.milliseconds(milliseconds), scheduler: manager.scheduler)
-            .catch { error in
-                if let rxError = error as? RxError, case .timeout = rxError {
-                    return .error(LeashError.timeout(seconds: seconds))
-                }
-                return .error(error)
+                    onError: { output.onError($0) },
+                    onCompleted: { output.onCompleted() })
+            return Disposables.create {
+                output.release()
+                subscription.dispose()
             }
+        }
+        guard let seconds = endpoint.timeout ?? manager.timeout, seconds.isFinite, seconds > 0,
+            seconds < Self.longestTimeout
+        else { return execution }
+        // A deadline from subscription, not Rx's `timeout` (which restarts after every
+        // element, so each progress event or cached value would push it back).
+        let milliseconds = Int((seconds * 1000).rounded(.up))
+        let scheduler = manager.scheduler
+        let deadline = Observable<ExecutionEvent<Value>>.create { observer in
+            scheduler.scheduleRelative((), dueTime: .milliseconds(milliseconds)) { _ in
+                observer.onError(LeashError.timeout(seconds: seconds))
+                return Disposables.create()
+            }
+        }
+        return execution.take(until: deadline)
     }
 
     /// One attempt and, on `RetrySignal`, the next ones.
-    private func run(attempt: Int, progress: AnyObserver<ExecutionEvent<Value>>) -> Observable<Response<Value>> {
+    private func run(attempt: Int, progress: SerialObserver<ExecutionEvent<Value>>) -> Observable<Response<Value>> {
         let pipeline = self
         let limit = client.manager.maximumRetryCount
         return attemptStream(attempt: attempt, progress: progress)
             .catch { error in
-                guard error is RetrySignal else { return .error(error) }
+                guard let signal = error as? RetrySignal else { return .error(error) }
                 guard attempt <= limit else {
-                    return .error(LeashError.retryLimitExceeded(attempts: attempt, lastError: nil))
+                    return .error(LeashError.retryLimitExceeded(attempts: attempt, lastError: signal.lastError))
                 }
                 progress.onNext(.retrying(attempt: attempt + 1))
                 return pipeline.run(attempt: attempt + 1, progress: progress)
             }
     }
 
-    private func attemptStream(attempt: Int, progress: AnyObserver<ExecutionEvent<Value>>)
+    private func attemptStream(attempt: Int, progress: SerialObserver<ExecutionEvent<Value>>)
         -> Observable<Response<Value>>
     {
         let pipeline = self
@@ -87,11 +112,13 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
             do {
                 urlRequest = try pipeline.client.urlRequest(for: pipeline.endpoint)
             } catch {
+                // Nothing to send: the failure goes straight to the completion interceptors,
+                // which may still turn it around or retry.
                 let context = ExecutionContext(
                     client: pipeline.client, endpoint: pipeline.endpoint,
                     request: DataRequest(URLRequest(url: pipeline.client.manager.baseURL)), attempt: attempt)
-                return pipeline.serializationStage(
-                    pipeline.completionStage(.failure(LeashError.wrapping(error)), context: context), context: context)
+                let outcomes = pipeline.completionStage(.failure(LeashError.wrapping(error)), context: context)
+                return pipeline.serializationStage(pipeline.operatorStage(outcomes, context: context), context: context)
             }
             progress.onNext(.requestPrepared(urlRequest, attempt: attempt))
             let context = ExecutionContext(
@@ -106,7 +133,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     // MARK: Stages
 
     private func executionStage(
-        _ urlRequest: URLRequest, context: ExecutionContext, progress: AnyObserver<ExecutionEvent<Value>>
+        _ urlRequest: URLRequest, context: ExecutionContext, progress: SerialObserver<ExecutionEvent<Value>>
     ) -> Observable<Response<Data>> {
         let pipeline = self
         return interceptorStage(interceptors.execution, context: context) { interceptor, chain in
@@ -116,13 +143,13 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
             switch outcome {
             case .proceed: return pipeline.networkStage(urlRequest, context: context, progress: progress)
             case .interim(let response), .complete(let response): return .just(response.fromInterceptor())
-            case .retry: return .error(RetrySignal())
+            case .retry: return .error(RetrySignal(lastError: nil))
             }
         }
     }
 
     private func networkStage(
-        _ urlRequest: URLRequest, context: ExecutionContext, progress: AnyObserver<ExecutionEvent<Value>>
+        _ urlRequest: URLRequest, context: ExecutionContext, progress: SerialObserver<ExecutionEvent<Value>>
     ) -> Observable<Response<Data>> {
         let pipeline = self
         let attempt = context.attempt
@@ -164,33 +191,34 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
                     source: .network, request: request, httpResponse: response.httpResponse, data: response.data)
                 return .just(.success(value: response.data, extra: extra))
             case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal())
+            case .retry: return .error(RetrySignal(lastError: nil))
             }
         }
     }
 
     private func failureStage(_ error: Swift.Error, context: ExecutionContext) -> Observable<Response<Data>> {
-        interceptorStage(interceptors.failure, context: context) { interceptor, chain in
+        interceptorStage(interceptors.failure, context: context, cause: error) { interceptor, chain in
             interceptor.intercept(chain: chain, error: error)
         }
         .concatMap { outcome -> Observable<Response<Data>> in
             switch outcome {
             case .proceed: return .just(.failure(error))
             case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal())
+            case .retry: return .error(RetrySignal(lastError: error))
             }
         }
     }
 
     private func completionStage(_ response: Response<Data>, context: ExecutionContext) -> Observable<Response<Data>> {
-        interceptorStage(interceptors.completion, context: context) { interceptor, chain in
+        let cause = response.error
+        return interceptorStage(interceptors.completion, context: context, cause: cause) { interceptor, chain in
             interceptor.intercept(chain: chain, response: response)
         }
         .concatMap { outcome -> Observable<Response<Data>> in
             switch outcome {
             case .proceed: return .just(response)
             case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal())
+            case .retry: return .error(RetrySignal(lastError: cause))
             }
         }
     }
@@ -212,7 +240,9 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
             // across the `@Sendable` stage closures unchecked (values need not be Sendable).
             let result = Carried(pipeline.serialize(response))
             let serialized = Carried(Response(result: result.value, extra: response.extra))
-            return interceptorStage(pipeline.interceptors.serialization, context: context) {
+            let cause: Swift.Error?
+            if case .failure(let error) = result.value { cause = error } else { cause = nil }
+            return interceptorStage(pipeline.interceptors.serialization, context: context, cause: cause) {
                 (interceptor: SerializationInterceptor, chain: InterceptorChain<Value>) in
                 interceptor.intercept(
                     chain: chain, response: response, result: result.value, serializer: pipeline.serializer)
@@ -221,7 +251,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
                 switch outcome {
                 case .proceed: return .just(serialized.value)
                 case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-                case .retry: return .error(RetrySignal())
+                case .retry: return .error(RetrySignal(lastError: cause))
                 }
             }
         }

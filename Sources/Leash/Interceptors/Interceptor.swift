@@ -14,9 +14,22 @@ import Rx
 /// - `CompletionInterceptor`: before the outcome is handed back;
 /// - `SerializationInterceptor`: after the body was serialized.
 ///
-/// Interceptors of a kind run one after another, in the order they were added; each
-/// must call one of its chain's `proceed()`, `complete(…)` or `retry()`, from any thread
-/// and at any time (an interceptor that never calls back is cut off by the timeout).
+/// Interceptors of a kind run one after another, in the order they were added: the next
+/// one starts only when the previous one called its chain back. Each must call one of
+/// its chain's `proceed()`, `complete(…)` or `retry()`, from any thread and at any time;
+/// an interceptor that never calls back holds its execution until the timeout (set one:
+/// without a timeout, nothing cuts it off).
+///
+/// What the stages hand on:
+/// - `complete(…, finish: true)` skips the later interceptors of that kind; at the
+///   execution stage it skips the network too. The completion and serialization
+///   interceptors still see the outcome.
+/// - `complete(…, finish: false)` hands a value back at once and the execution carries
+///   on: a cache answering first, then the network (two values, then completion).
+/// - `retry()` runs the execution again from the start, at most the manager's
+///   `maximumRetryCount` times.
+/// - Errors an interceptor completes with reach the caller unchanged, so the app's own
+///   error types stay matchable.
 public protocol Interceptor {}
 
 /// Called before the request is sent: log it, answer it from a cache, hold it back.

@@ -5,8 +5,13 @@ import Rx
 ///
 /// Call exactly one of `proceed()`, `complete(…, finish: true)` or `retry()`; the first
 /// such call decides, later ones are ignored. `complete(…, finish: false)` may come
-/// before it: it hands back a value at once and lets the execution carry on (a cache
-/// answering first, the network after). Calls may come from any thread.
+/// before it, any number of times: it hands back a value at once and lets the execution
+/// carry on (a cache answering first, the network after). Calls may come from any thread,
+/// at any time; once the execution was cancelled or timed out, they do nothing.
+///
+/// Errors passed to `complete(with:)` reach the caller as they are (your own error types
+/// stay yours), so a later interceptor can match them, as Leash's README does with
+/// `case Error.unauthorized = error`.
 public final class InterceptorChain<T>: @unchecked Sendable {
     // @unchecked: the decision state is behind `lock`; the rest is immutable.
 
@@ -19,18 +24,21 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     /// Which attempt this is: 1, then 2… after each `retry()`.
     public let attempt: Int
 
+    /// The error this stage is handling, if any: kept as `lastError` when a retry is refused.
+    private let cause: Swift.Error?
     private let lock = NSLock()
     private var isDecided = false
     private let onDecision: @Sendable (InterceptorDecision<T>) -> Void
 
     init(
-        client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int,
+        client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, cause: Swift.Error?,
         onDecision: @escaping @Sendable (InterceptorDecision<T>) -> Void
     ) {
         self.client = client
         self.endpoint = endpoint
         self.request = request
         self.attempt = attempt
+        self.cause = cause
         self.onDecision = onDecision
     }
 
@@ -40,8 +48,14 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     }
 
     /// Completes with `response`. With `finish: true` (the default) the interceptors of
-    /// this kind after this one are skipped and the execution ends with `response`; with
-    /// `finish: false` the response is handed back now and the execution carries on.
+    /// this kind after this one are skipped and `response` goes on to the next stage
+    /// (at the execution stage, the network is skipped too); with `finish: false` the
+    /// response is handed back now and this interceptor must still decide how to go on.
+    ///
+    /// A value completed at the execution, success or failure stage is still seen by the
+    /// completion and serialization interceptors, and is serialized like a body; it is
+    /// marked `.interceptor` in `Response.source` unless its `extra` is already a
+    /// `ResponseExtra`.
     public func complete(with response: Response<T>, finish: Bool = true) {
         if finish {
             decide(.complete(response))
@@ -51,7 +65,8 @@ public final class InterceptorChain<T>: @unchecked Sendable {
         }
     }
 
-    /// Completes with a value (see `complete(with:finish:)`).
+    /// Completes with a value (see `complete(with:finish:)`); `extra` is kept as
+    /// `ResponseExtra.interceptorExtra`.
     public func complete(with value: T, extra: Any? = nil, finish: Bool = true) {
         complete(with: .success(value: value, extra: extra), finish: finish)
     }
@@ -61,15 +76,18 @@ public final class InterceptorChain<T>: @unchecked Sendable {
         complete(with: .failure(error), finish: finish)
     }
 
-    /// Runs the execution again from the start (building the request anew, so a
-    /// refreshed credential is used).
+    /// Runs the execution again from the start: the request is built anew (so a refreshed
+    /// credential is sent) and every interceptor runs again, with `attempt` one higher.
+    /// Values already handed back stay handed back.
     ///
-    /// - Throws: `LeashError.retryLimitExceeded` when the manager's
-    ///   `maximumRetryCount` is used up; the chain is then still undecided.
+    /// - Throws: `LeashError.retryLimitExceeded` (with the error this stage was handling
+    ///   as `lastError`) when the manager's `maximumRetryCount` retries are used up; the
+    ///   chain is then still undecided, so the interceptor must still call `proceed()` or
+    ///   `complete(…)`.
     public func retry() throws {
         let limit = client.manager.maximumRetryCount
         guard attempt <= limit else {
-            throw LeashError.retryLimitExceeded(attempts: attempt, lastError: nil)
+            throw LeashError.retryLimitExceeded(attempts: attempt, lastError: cause)
         }
         decide(.retry)
     }
@@ -108,13 +126,16 @@ extension StageOutcome: @unchecked Sendable {}
 
 /// Runs interceptors one after another as an observable: it emits `interim` outcomes as
 /// they come and ends with one of `proceed`, `complete` or `retry`. Disposing it stops
-/// before the next interceptor.
+/// before the next interceptor and lets go of the observer, so a chain an interceptor
+/// keeps (or answers late) holds nothing of the execution.
+///
+/// `cause` is the error the stage handles (a failure, a failed outcome), if any.
 func interceptorStage<T, Kind>(
-    _ interceptors: [Kind], context: ExecutionContext,
+    _ interceptors: [Kind], context: ExecutionContext, cause: Swift.Error? = nil,
     invoke: @escaping @Sendable (Kind, InterceptorChain<T>) -> Void
 ) -> Observable<StageOutcome<T>> {
     if interceptors.isEmpty { return .just(.proceed) }
-    let list = UncheckedInterceptors(interceptors)
+    let list = UncheckedInterceptors(interceptors, cause: cause)
     return Observable.create { observer in
         let runner = StageRunner(interceptors: list, context: context, invoke: invoke, observer: observer)
         runner.run(index: 0)
@@ -123,18 +144,25 @@ func interceptorStage<T, Kind>(
 }
 
 /// The interceptors of a stage: the app's objects, which Leash calls from any thread,
-/// as Leash always has.
+/// as Leash always has; and the error the stage handles.
 private struct UncheckedInterceptors<Kind>: @unchecked Sendable {
     let values: [Kind]
-    init(_ values: [Kind]) { self.values = values }
+    let cause: Swift.Error?
+    init(_ values: [Kind], cause: Swift.Error?) {
+        self.values = values
+        self.cause = cause
+    }
 }
 
 private final class StageRunner<T, Kind>: @unchecked Sendable {
-    // @unchecked: `isCancelled` is behind `lock`; the rest is immutable.
+    // @unchecked: `isCancelled` is behind `lock`; `output` is thread-safe; the rest is
+    // immutable.
     private let interceptors: UncheckedInterceptors<Kind>
     private let context: ExecutionContext
     private let invoke: @Sendable (Kind, InterceptorChain<T>) -> Void
-    private let observer: AnyObserver<StageOutcome<T>>
+    /// Interceptors call back from any thread, and an interim value may race the decision
+    /// of the next interceptor: events go out one at a time, and none after the end.
+    private let output: SerialObserver<StageOutcome<T>>
     private let lock = NSLock()
     private var isCancelled = false
 
@@ -145,34 +173,36 @@ private final class StageRunner<T, Kind>: @unchecked Sendable {
         self.interceptors = interceptors
         self.context = context
         self.invoke = invoke
-        self.observer = observer
+        self.output = SerialObserver(observer)
     }
 
     func cancel() {
         lock.withLock { isCancelled = true }
+        output.release()
     }
 
     func run(index: Int) {
         guard !lock.withLock({ isCancelled }) else { return }
         guard index < interceptors.values.count else {
-            observer.onNext(.proceed)
-            observer.onCompleted()
+            output.onNext(.proceed)
+            output.onCompleted()
             return
         }
         let chain = InterceptorChain<T>(
-            client: context.client, endpoint: context.endpoint, request: context.request, attempt: context.attempt
+            client: context.client, endpoint: context.endpoint, request: context.request, attempt: context.attempt,
+            cause: interceptors.cause
         ) { [self] decision in
             switch decision {
             case .proceed:
                 run(index: index + 1)
             case .interim(let response):
-                observer.onNext(.interim(response))
+                output.onNext(.interim(response))
             case .complete(let response):
-                observer.onNext(.complete(response))
-                observer.onCompleted()
+                output.onNext(.complete(response))
+                output.onCompleted()
             case .retry:
-                observer.onNext(.retry)
-                observer.onCompleted()
+                output.onNext(.retry)
+                output.onCompleted()
             }
         }
         invoke(interceptors.values[index], chain)

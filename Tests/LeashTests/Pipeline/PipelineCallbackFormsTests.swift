@@ -1,0 +1,424 @@
+import Dispatch
+import Foundation
+import Leash
+import Rx
+import RxTesting
+import XCTest
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The callback and async forms: each subscribes to the same execution stream.
+final class PipelineCallbackFormsTests: PipelineTestCase {
+    private var transport: StubTransport!
+
+    override func setUp() {
+        super.setUp()
+        transport = StubTransport()
+    }
+
+    override func tearDown() {
+        transport = nil
+        super.tearDown()
+    }
+
+    private func client(configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
+        try makePipelineClient(transport, configure: configure)
+    }
+
+    /// Runs `execute` and waits for its first callback.
+    private func firstCallback<Value>(
+        _ execute: (@escaping (Value) -> Void) -> Void, file: StaticString = #filePath, line: UInt = #line
+    ) -> Value? {
+        let done = expectation(description: "callback")
+        done.assertForOverFulfill = false
+        let received = PipelineBox<Value?>(nil)
+        execute { value in
+            if received.value == nil { received.value = value }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+        return received.value
+    }
+
+    // MARK: Response and Result
+
+    func testExecute_responseCallback_givesValueAndNetworkDetails() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in done(response) }
+        }
+
+        XCTAssertEqual(response?.value, pipelineAlice)
+        XCTAssertEqual(try response?.justValue(), pipelineAlice)
+        XCTAssertEqual(response?.isSuccess, true)
+        XCTAssertEqual(response?.source, .network)
+        XCTAssertEqual(response?.statusCode, 200)
+        XCTAssertEqual(response?.headers["Content-Type"], "application/json")
+        XCTAssertEqual(response?.data, Data(pipelineAliceJSON.utf8))
+    }
+
+    func testExecute_responseCallback_failureCarriesTheTypedError() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(#"{"error":"nope"}"#, status: 403))
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in done(response) }
+        }
+
+        XCTAssertEqual(response?.isFailure, true)
+        XCTAssertNil(response?.value)
+        XCTAssertEqual(response?.statusCode, 403)
+        XCTAssertThrowsError(try response?.justValue()) { error in
+            guard case .unacceptableStatusCode(let failure) = error as? LeashError else {
+                return XCTFail("expected .unacceptableStatusCode, got \(error)")
+            }
+            XCTAssertEqual(failure.kind, .client)
+            XCTAssertEqual(failure.bodyExcerpt, #"{"error":"nope"}"#)
+        }
+    }
+
+    func testExecute_resultCallback_success() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try client()
+
+        let result = firstCallback { done in
+            client.execute(PipelineEndpoint()) { (result: Result<PipelineUser, Swift.Error>) in done(result) }
+        }
+
+        XCTAssertEqual(try result?.get(), pipelineAlice)
+    }
+
+    func testExecute_resultCallback_failure() throws {
+        transport.stub(.get, path: "/v1/users/1", .error(.notConnectedToInternet))
+        let client = try client()
+
+        let result = firstCallback { done in
+            client.execute(PipelineEndpoint()) { (result: Result<PipelineUser, Swift.Error>) in done(result) }
+        }
+
+        guard case .failure(let error) = result, case .transport(let urlError) = error as? LeashError else {
+            return XCTFail("expected a transport failure, got \(String(describing: result))")
+        }
+        XCTAssertEqual(urlError.code, .notConnectedToInternet)
+    }
+
+    func testExecute_typedEndpoint_infersTheResponseType() throws {
+        transport.stub(.get, path: "/v1/users/2", .json(pipelineBobJSON))
+        let client = try client()
+
+        let response = firstCallback { done in
+            // No type annotation: `PipelineGetUser.Response` decides.
+            client.execute(PipelineGetUser(id: 2)) { response in done(response) }
+        }
+
+        XCTAssertEqual(response?.value, pipelineBob)
+    }
+
+    // MARK: Serializers
+
+    func testExecute_dataSerializer_givesTheRawBody() throws {
+        transport.stub(.get, path: "/v1/users/1", .text("raw bytes"))
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint(), serializer: DataResponseSerializer()) { done($0) }
+        }
+
+        XCTAssertEqual(response?.value, Data("raw bytes".utf8))
+    }
+
+    func testExecute_stringSerializer_givesTheBodyAsText() throws {
+        transport.stub(.get, path: "/v1/users/1", .text("héllo"))
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint(), serializer: StringResponseSerializer()) { done($0) }
+        }
+
+        XCTAssertEqual(response?.value, "héllo")
+    }
+
+    func testExecute_stringSerializer_invalidText_isSerializationError() throws {
+        transport.stub(.get, path: "/v1/users/1", StubResponse(body: Data([0xFF, 0xFE, 0xFD])))
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint(), serializer: StringResponseSerializer()) { done($0) }
+        }
+
+        guard case .serialization(let reason, _)? = response?.error as? LeashError else {
+            return XCTFail("expected .serialization, got \(String(describing: response))")
+        }
+        XCTAssertTrue(reason.contains("not valid"), reason)
+    }
+
+    func testExecute_jsonSerializer_givesTheParsedObject() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint(), serializer: JSONResponseSerializer()) { done($0) }
+        }
+
+        let object = response?.value as? [String: Any]
+        XCTAssertEqual(object?["name"] as? String, "Alice")
+        XCTAssertEqual(object?["id"] as? Int, 1)
+    }
+
+    func testExecute_jsonSerializer_garbage_isDecodingErrorWithExcerpt() throws {
+        transport.stub(.get, path: "/v1/users/1", .text("<html>oops</html>"))
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint(), serializer: JSONResponseSerializer()) { done($0) }
+        }
+
+        guard case .decoding(let type, _, let excerpt)? = response?.error as? LeashError else {
+            return XCTFail("expected .decoding, got \(String(describing: response))")
+        }
+        XCTAssertEqual(type, "JSON")
+        XCTAssertEqual(excerpt, "<html>oops</html>")
+    }
+
+    func testExecute_emptySerializer_acceptsA204() throws {
+        transport.stub(.delete, path: "/v1/users/1", .empty())
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint(method: .delete), serializer: EmptyResponseSerializer()) { done($0) }
+        }
+
+        XCTAssertEqual(response?.value, EmptyResponse())
+        XCTAssertEqual(response?.statusCode, 204)
+    }
+
+    func testExecute_customSerializerThrowingItsOwnError_isSerializationErrorKeepingTheCause() throws {
+        transport.stub(.get, path: "/v1/users/1", .text("42"))
+        let client = try client()
+
+        let response = firstCallback { done in
+            client.execute(PipelineEndpoint(), serializer: RejectingSerializer()) { done($0) }
+        }
+
+        guard case .serialization(let reason, let underlying)? = response?.error as? LeashError else {
+            return XCTFail("expected .serialization, got \(String(describing: response))")
+        }
+        XCTAssertTrue(reason.contains("RejectingSerializer"), reason)
+        XCTAssertEqual(underlying as? PipelineAppError, .rejected("42"))
+    }
+
+    // MARK: Where callbacks run
+
+    func testExecute_queueArgument_deliversOnThatQueue() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try client()
+        let (queue, key) = Self.markedQueue("argument")
+
+        let mark = firstCallback { done in
+            client.execute(PipelineEndpoint(), queue: queue) { (_: Response<PipelineUser>) in
+                done(DispatchQueue.getSpecific(key: key))
+            }
+        }
+
+        XCTAssertEqual(mark, "argument")
+    }
+
+    func testExecute_managerCallbackQueue_deliversOnIt() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let (queue, key) = Self.markedQueue("manager")
+        let client = try client { $0.callbackQueue(queue) }
+
+        let mark = firstCallback { done in
+            client.execute(PipelineEndpoint()) { (_: Result<PipelineUser, Swift.Error>) in
+                done(DispatchQueue.getSpecific(key: key))
+            }
+        }
+
+        XCTAssertEqual(mark, "manager")
+    }
+
+    func testExecute_queueArgument_winsOverTheManagers() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let (managerQueue, key) = Self.markedQueue("manager")
+        let callQueue = DispatchQueue(label: "call")
+        callQueue.setSpecific(key: key, value: "call")
+        let client = try client { $0.callbackQueue(managerQueue) }
+
+        let mark = firstCallback { done in
+            client.execute(PipelineEndpoint(), queue: callQueue) { (_: Response<PipelineUser>) in
+                done(DispatchQueue.getSpecific(key: key))
+            }
+        }
+
+        XCTAssertEqual(mark, "call")
+    }
+
+    func testExecute_callbackQueue_keepsCacheThenNetworkOrder() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineBobJSON, delay: .milliseconds(10)))
+        let (queue, key) = Self.markedQueue("ordered")
+        let client = try client {
+            $0.callbackQueue(queue).add(
+                interceptor: PipelineExecutionInterceptor { chain in
+                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.proceed()
+                })
+        }
+        let done = expectation(description: "two callbacks")
+        done.expectedFulfillmentCount = 2
+        let received = PipelineBox<[String]>([])
+
+        client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in
+            let mark = DispatchQueue.getSpecific(key: key) ?? "elsewhere"
+            received.mutate { $0.append("\(response.value?.name ?? "error") on \(mark)") }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+
+        XCTAssertEqual(received.value, ["Alice on ordered", "Bob on ordered"])
+    }
+
+    func testExecute_concurrentCallbackQueue_stillDeliversOneAtATimeInOrder() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineBobJSON))
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "leash.tests.concurrent", attributes: .concurrent)
+        queue.setSpecific(key: key, value: "concurrent")
+        let client = try client {
+            $0.add(
+                interceptor: PipelineExecutionInterceptor { chain in
+                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.proceed()
+                })
+        }
+        let done = expectation(description: "two callbacks")
+        done.expectedFulfillmentCount = 2
+        let received = PipelineBox<[String]>([])
+        let inFlight = PipelineBox(0)
+
+        client.execute(PipelineEndpoint(), queue: queue) { (response: Response<PipelineUser>) in
+            inFlight.mutate { $0 += 1 }
+            // The cached value's callback lingers: the network's must wait for it.
+            if response.source == .interceptor {
+                let until = Date().addingTimeInterval(0.01)
+                while Date() < until {}
+            }
+            let mark = DispatchQueue.getSpecific(key: key) ?? "elsewhere"
+            received.mutate { $0.append("\(response.value?.name ?? "error") on \(mark), \(inFlight.value) running") }
+            inFlight.mutate { $0 -= 1 }
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 5)
+
+        XCTAssertEqual(received.value, ["Alice on concurrent, 1 running", "Bob on concurrent, 1 running"])
+    }
+
+    private static func markedQueue(_ mark: String) -> (DispatchQueue, DispatchSpecificKey<String>) {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "leash.tests.\(mark)")
+        queue.setSpecific(key: key, value: mark)
+        return (queue, key)
+    }
+
+    // MARK: async/await
+
+    func testAsyncExecute_returnsTheDecodedValue() async throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try client()
+
+        let user = try await client.execute(PipelineEndpoint(), as: PipelineUser.self)
+
+        XCTAssertEqual(user, pipelineAlice)
+    }
+
+    func testAsyncExecute_typedEndpoint_infersTheType() async throws {
+        transport.stub(.get, path: "/v1/users/2", .json(pipelineBobJSON))
+        let client = try client()
+
+        let user = try await client.execute(PipelineGetUser(id: 2))
+
+        XCTAssertEqual(user, pipelineBob)
+    }
+
+    func testAsyncExecute_cacheThenNetwork_returnsTheLastValue() async throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineBobJSON))
+        let client = try client {
+            $0.add(
+                interceptor: PipelineExecutionInterceptor { chain in
+                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.proceed()
+                })
+        }
+
+        let user = try await client.execute(PipelineEndpoint(), as: PipelineUser.self)
+
+        XCTAssertEqual(user, pipelineBob)
+    }
+
+    func testAsyncExecute_customSerializer() async throws {
+        transport.stub(.get, path: "/v1/users/1", .text("plain"))
+        let client = try client()
+
+        let text = try await client.execute(PipelineEndpoint(), serializer: StringResponseSerializer())
+
+        XCTAssertEqual(text, "plain")
+    }
+
+    func testAsyncExecute_failure_throwsTheTypedError() async throws {
+        transport.stub(.get, path: "/v1/users/1", .status(500))
+        let client = try client()
+
+        do {
+            _ = try await client.execute(PipelineEndpoint(), as: PipelineUser.self)
+            XCTFail("expected an error")
+        } catch let error as LeashError {
+            XCTAssertEqual(error.statusCode, 500)
+        }
+    }
+
+    func testAsyncExecute_cancellingTheTask_throwsCancelledAndSendsNothingMore() async throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let held = PipelineHeldChains()
+        let client = try client { $0.add(interceptor: PipelineExecutionInterceptor { held.hold($0) }) }
+
+        let task = Task { try await client.execute(PipelineEndpoint(), as: PipelineUser.self) }
+        while held.count == 0 { await Task.yield() }
+        task.cancel()
+
+        do {
+            _ = try await task.value
+            XCTFail("expected cancellation")
+        } catch {
+            guard case .cancelled? = error as? LeashError else { return XCTFail("expected .cancelled, got \(error)") }
+        }
+        held.last?.proceed()
+        held.releaseAll()
+        XCTAssertTrue(transport.requests.isEmpty)
+    }
+
+    func testAsyncExecute_alreadyCancelledTask_throwsCancelledWithoutSending() async throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try client()
+
+        let task = Task {
+            withUnsafeCurrentTask { $0?.cancel() }
+            return try await client.execute(PipelineEndpoint(), as: PipelineUser.self)
+        }
+
+        do {
+            _ = try await task.value
+            XCTFail("expected cancellation")
+        } catch {
+            guard case .cancelled? = error as? LeashError else { return XCTFail("expected .cancelled, got \(error)") }
+        }
+        XCTAssertTrue(transport.requests.isEmpty, "a cancelled task sends no request")
+    }
+}
+
+private struct RejectingSerializer: ResponseSerializer {
+    func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: Swift.Error?) throws -> Int {
+        throw PipelineAppError.rejected(String(decoding: data ?? Data(), as: UTF8.self))
+    }
+}

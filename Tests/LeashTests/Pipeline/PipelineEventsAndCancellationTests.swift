@@ -1,0 +1,221 @@
+import Dispatch
+import Foundation
+import Leash
+import Rx
+import RxTesting
+import XCTest
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The raw event stream, and what disposing an execution (or cancelling its handle) does.
+final class PipelineEventsAndCancellationTests: PipelineTestCase {
+    private var scheduler: TestScheduler!
+    private var transport: StubTransport!
+
+    override func setUp() {
+        super.setUp()
+        scheduler = TestScheduler(initialClock: 0)
+        transport = StubTransport(scheduler: scheduler)
+    }
+
+    override func tearDown() {
+        scheduler = nil
+        transport = nil
+        super.tearDown()
+    }
+
+    // MARK: Events
+
+    func testExecutionEvents_arriveInPipelineOrder_thenComplete() throws {
+        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(2)))
+        let client = try makePipelineClient(transport, scheduler: scheduler)
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(
+            pipelineTimeline(observer),
+            [
+                "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(200, 1) @ 202",
+                "value(\(pipelineAlice), network) @ 202", "completed @ 202",
+            ])
+    }
+
+    func testExecutionEvents_carryTheRequestResponseAndDetails() throws {
+        transport.stub(
+            .post, path: "/v1/users",
+            StubResponse(status: 201, headers: ["Location": "/v1/users/2"], body: Data(pipelineBobJSON.utf8)))
+        let client = try makePipelineClient(transport, scheduler: scheduler)
+        let endpoint = PipelineEndpoint(path: "/users", method: .post, parameters: pipelineBob)
+
+        let observer = scheduler.start { client.execution(endpoint, as: PipelineUser.self) }
+        let events = observer.events.compactMap { $0.value.element }
+
+        guard events.count == 4, case .requestPrepared(let prepared, _) = events[0],
+            case .requestSent(let sent, _) = events[1], case .responseReceived(let response, let data, _) = events[2],
+            case .value(let value, let extra) = events[3]
+        else { return XCTFail("unexpected events \(pipelineTimeline(observer))") }
+        XCTAssertEqual(prepared.httpMethod, "POST")
+        XCTAssertEqual(
+            prepared.httpBody.flatMap { try? JSONDecoder().decode(PipelineUser.self, from: $0) }, pipelineBob)
+        XCTAssertEqual(sent.url, prepared.url)
+        XCTAssertEqual(response.statusCode, 201)
+        XCTAssertEqual(data, Data(pipelineBobJSON.utf8))
+        XCTAssertEqual(value, pipelineBob)
+        XCTAssertEqual(extra.source, .network)
+        XCTAssertEqual(extra.statusCode, 201)
+        XCTAssertEqual(extra.headers["Location"], "/v1/users/2")
+        XCTAssertEqual(extra.request?.httpMethod, "POST")
+    }
+
+    func testExecutionEvents_retry_emitsRetryingWithTheNextAttempt() throws {
+        transport.stub(path: "/v1/users/1", .status(401), .status(401), .json(pipelineAliceJSON))
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.add(
+                interceptor: PipelineCompletionInterceptor { chain, response in
+                    guard response.isFailure else { return chain.proceed() }
+                    do { try chain.retry() } catch { chain.proceed() }
+                })
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(
+            observer.events.compactMap { $0.value.element.map(pipelineName) },
+            [
+                "requestPrepared(1)", "requestSent(1)", "responseReceived(401, 1)", "retrying(2)",
+                "requestPrepared(2)", "requestSent(2)", "responseReceived(401, 2)", "retrying(3)",
+                "requestPrepared(3)", "requestSent(3)", "responseReceived(200, 3)", "value(\(pipelineAlice), network)",
+            ])
+        XCTAssertEqual(observer.events.last?.value.isCompleted, true)
+    }
+
+    func testExecutionEvents_failure_endsTheStreamWithTheError() throws {
+        transport.stub(path: "/v1/users/1", .json(#"{"id":1}"#))
+        let client = try makePipelineClient(transport, scheduler: scheduler)
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        guard case .decoding(let type, let underlying, let excerpt)? = pipelineError(observer) as? LeashError else {
+            return XCTFail("expected .decoding, got \(pipelineTimeline(observer))")
+        }
+        XCTAssertEqual(type, "PipelineUser")
+        XCTAssertTrue(underlying is DecodingError)
+        XCTAssertEqual(excerpt, #"{"id":1}"#)
+        XCTAssertTrue("\(pipelineError(observer)!)".contains("missing key \"name\""))
+    }
+
+    func testExecution_isCold_eachSubscriptionSendsItsOwnRequest() throws {
+        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try makePipelineClient(transport, scheduler: scheduler)
+        let execution = client.execution(PipelineEndpoint(), as: PipelineUser.self)
+        XCTAssertTrue(transport.requests.isEmpty, "nothing happens before subscription")
+
+        let first = scheduler.start { execution }
+        let second = scheduler.createObserver(ExecutionEvent<PipelineUser>.self)
+        _ = execution.subscribe(second)
+
+        XCTAssertEqual(transport.requests.count, 2)
+        XCTAssertEqual(first.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+        XCTAssertEqual(second.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+    }
+
+    // MARK: Cancellation
+
+    func testDispose_beforeTheStubbedDelay_deliversNothingMoreAndReleasesEverything() throws {
+        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(5)))
+        let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(30) }
+
+        let observer = scheduler.start(disposed: 203) { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(pipelineTimeline(observer), ["requestPrepared(1) @ 200", "requestSent(1) @ 200"])
+        // The stubbed answer (due at 205) and the timeout (230) were cancelled with the
+        // execution: nothing was left to run after the disposal at 203.
+        XCTAssertEqual(scheduler.clock, 203)
+    }
+
+    func testDataRequestCancel_beforeTheStubbedDelay_noCallback() throws {
+        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(5)))
+        let client = try makePipelineClient(transport, scheduler: scheduler)
+        let calls = PipelineBox(0)
+
+        let request = client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in calls.mutate { $0 += 1 } }
+        scheduler.scheduleAt(3) { request.cancel() }
+        scheduler.start()
+
+        XCTAssertEqual(calls.value, 0)
+        XCTAssertTrue(request.isCancelled)
+        XCTAssertEqual(transport.requests.count, 1)
+    }
+
+    func testDataRequestCancel_whileAnInterceptorHoldsTheChain_laterProceedSendsNothing() throws {
+        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        let held = PipelineHeldChains()
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.add(interceptor: PipelineExecutionInterceptor { held.hold($0) })
+        }
+        let calls = PipelineBox(0)
+
+        let request = client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in calls.mutate { $0 += 1 } }
+        request.cancel()
+        held.last?.proceed()
+        scheduler.start()
+        held.releaseAll()
+
+        XCTAssertEqual(calls.value, 0)
+        XCTAssertTrue(transport.requests.isEmpty)
+    }
+
+    func testDataRequestCancel_afterTheResponseWasQueued_theCallbackIsNotCalled() throws {
+        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try makePipelineClient(transport, scheduler: scheduler)
+        let queue = DispatchQueue(label: "held callbacks")
+        let calls = PipelineBox(0)
+        queue.suspend()
+
+        // The stub answers at once: the response is on the (suspended) queue when we cancel.
+        let request = client.execute(PipelineEndpoint(), queue: queue) { (_: Response<PipelineUser>) in
+            calls.mutate { $0 += 1 }
+        }
+        request.cancel()
+        queue.resume()
+        queue.sync {}
+
+        XCTAssertEqual(calls.value, 0)
+    }
+
+    func testDataRequest_completedExecution_isReleasedEvenWhileTheHandleIsKept() throws {
+        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        let client = try makePipelineClient(transport, scheduler: scheduler)
+        let baseline = Resources.total
+        var calls = 0
+
+        let request = client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in calls += 1 }
+
+        XCTAssertEqual(calls, 1)
+        // The handle lets go of the finished execution.
+        XCTAssertEqual(Resources.total, baseline)
+        XCTAssertFalse(request.isCancelled, "finishing is not cancelling")
+    }
+
+    func testDataRequestCancel_realTime_beforeTheResponse_noCallbackAndReleased() throws {
+        let transport = StubTransport().stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .milliseconds(50)))
+        let client = try makePipelineClient(transport)
+        let calls = PipelineBox(0)
+        let baseline = Resources.total
+
+        do {
+            let request = client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in
+                calls.mutate { $0 += 1 }
+            }
+            waitForPipelineCondition("the request to reach the transport") { transport.requests.count == 1 }
+            request.cancel()
+        }
+
+        // The stub's timer holds the cancelled execution until it fires: once everything
+        // is released, the answer has come and gone without a callback.
+        assertPipelineResourcesReturn(to: baseline)
+        XCTAssertEqual(calls.value, 0)
+    }
+}

@@ -1,0 +1,280 @@
+import Dispatch
+import Foundation
+import Leash
+import Rx
+import RxTesting
+import XCTest
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `retry()` re-runs the execution from the start, within the manager's bound.
+final class PipelineRetryTests: PipelineTestCase {
+    private var scheduler: TestScheduler!
+    private var transport: StubTransport!
+
+    override func setUp() {
+        super.setUp()
+        scheduler = TestScheduler(initialClock: 0)
+        transport = StubTransport(scheduler: scheduler)
+    }
+
+    override func tearDown() {
+        scheduler = nil
+        transport = nil
+        super.tearDown()
+    }
+
+    /// Refreshes the token on a 401 (taking `refreshTicks` of virtual time) and retries.
+    private func refreshingInterceptor(_ authenticator: PipelineAuthenticator, refreshTicks: Int = 2)
+        -> PipelineCompletionInterceptor
+    {
+        let scheduler = self.scheduler!
+        return PipelineCompletionInterceptor { chain, response in
+            guard (response.error as? LeashError)?.isUnauthorized == true else { return chain.proceed() }
+            PipelineCallBack.virtual(scheduler, ticks: refreshTicks).run {
+                authenticator.accessToken = "new"
+                do { try chain.retry() } catch { chain.complete(with: error) }
+            }
+        }
+    }
+
+    func testRetry_rebuildsTheRequest_soTheRefreshedTokenIsSent() throws {
+        let authenticator = PipelineAuthenticator(token: "old")
+        transport.stub(path: "/v1/users/1", .status(401), .json(pipelineAliceJSON))
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.authenticator(authenticator).add(interceptor: refreshingInterceptor(authenticator))
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(
+            pipelineTimeline(observer),
+            [
+                "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(401, 1) @ 200",
+                "retrying(2) @ 202", "requestPrepared(2) @ 202", "requestSent(2) @ 202",
+                "responseReceived(200, 2) @ 202", "value(\(pipelineAlice), network) @ 202", "completed @ 202",
+            ])
+        XCTAssertEqual(
+            transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer old", "Bearer new"])
+    }
+
+    func testRetry_secondAttempt_runsEveryInterceptorKindAgainWithAttempt2() throws {
+        let authenticator = PipelineAuthenticator(token: "old")
+        transport.stub(path: "/v1/users/1", .status(401), .json(pipelineAliceJSON))
+        let attempts = PipelineLog()
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.authenticator(authenticator)
+                .add(
+                    interceptor: PipelineExecutionInterceptor { chain in
+                        attempts.append("execution \(chain.attempt)")
+                        chain.proceed()
+                    }
+                )
+                .add(interceptor: refreshingInterceptor(authenticator))
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(attempts.all, ["execution 1", "execution 2"])
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+    }
+
+    func testRetry_pastMaximumRetryCount_throwsRetryLimitExceededWithLastError() throws {
+        transport.stub(path: "/v1/users/1", .text("busy", status: 503))
+        let thrown = PipelineBox<[Swift.Error]>([])
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.maximumRetryCount(2)
+                .add(
+                    interceptor: PipelineCompletionInterceptor { chain, _ in
+                        do {
+                            try chain.retry()
+                        } catch {
+                            thrown.mutate { $0.append(error) }
+                            chain.complete(with: error)
+                        }
+                    })
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(transport.requests.count, 3, "the first attempt and two retries")
+        XCTAssertEqual(thrown.value.count, 1)
+        guard case .retryLimitExceeded(let attempts, let lastError)? = thrown.value.first as? LeashError else {
+            return XCTFail("expected .retryLimitExceeded, got \(thrown.value)")
+        }
+        XCTAssertEqual(attempts, 3)
+        XCTAssertEqual((lastError as? LeashError)?.statusCode, 503, "the cause is kept")
+        XCTAssertTrue(thrown.value[0].localizedDescription.isEmpty == false)
+        XCTAssertTrue("\(thrown.value[0])".contains("Gave up after 3 attempts"), "\(thrown.value[0])")
+        XCTAssertEqual(
+            pipelineTimeline(observer).filter { $0.hasPrefix("retrying") }, ["retrying(2) @ 200", "retrying(3) @ 200"])
+        guard case .retryLimitExceeded? = pipelineError(observer) as? LeashError else {
+            return XCTFail("expected the execution to end with .retryLimitExceeded")
+        }
+    }
+
+    func testRetry_maximumRetryCountZero_throwsOnTheFirstAttempt() throws {
+        transport.stub(path: "/v1/users/1", .status(500))
+        let thrown = PipelineBox<Swift.Error?>(nil)
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.maximumRetryCount(0)
+                .add(
+                    interceptor: PipelineCompletionInterceptor { chain, _ in
+                        do { try chain.retry() } catch {
+                            thrown.value = error
+                            chain.proceed()
+                        }
+                    })
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        guard case .retryLimitExceeded(let attempts, _)? = thrown.value as? LeashError else {
+            return XCTFail("expected .retryLimitExceeded, got \(String(describing: thrown.value))")
+        }
+        XCTAssertEqual(attempts, 1)
+        XCTAssertEqual(transport.requests.count, 1)
+        // The interceptor proceeded after the refusal: the execution ends with the 500.
+        XCTAssertEqual((pipelineError(observer) as? LeashError)?.statusCode, 500)
+    }
+
+    func testRetry_fromAnExecutionInterceptorForever_isBoundedThenProceeds() throws {
+        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        let attempts = PipelineLog()
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.maximumRetryCount(3)
+                .add(
+                    interceptor: PipelineExecutionInterceptor { chain in
+                        attempts.append("\(chain.attempt)")
+                        do { try chain.retry() } catch { chain.proceed() }
+                    })
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(attempts.all, ["1", "2", "3", "4"])
+        XCTAssertEqual(transport.requests.count, 1, "only the last attempt reached the network")
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+    }
+
+    func testRetry_fromTheSerializationStage_rerunsTheExecution() throws {
+        transport.stub(path: "/v1/users/1", .json(#"{"id":"garbage"}"#), .json(pipelineAliceJSON))
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.add(
+                interceptor: PipelineUserSerializationInterceptor { chain, _, result, _ in
+                    guard case .failure = result else { return chain.proceed() }
+                    do { try chain.retry() } catch { chain.proceed() }
+                })
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(transport.requests.count, 2)
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+    }
+
+    // MARK: Operator interceptors
+
+    func testOperatorInterceptor_retriesOnceOn503_thenSucceeds() throws {
+        transport.stub(path: "/v1/users/1", .text("busy", status: 503), .json(pipelineAliceJSON))
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.add(interceptor: RetryOnceOn503())
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(transport.requests.count, 2)
+        XCTAssertEqual(
+            pipelineTimeline(observer).filter { !$0.hasPrefix("request") },
+            [
+                "responseReceived(503, 1) @ 200", "retrying(2) @ 200", "responseReceived(200, 2) @ 200",
+                "value(\(pipelineAlice), network) @ 200", "completed @ 200",
+            ])
+    }
+
+    func testOperatorInterceptor_retriesOnceOn503_thenLetsTheSecond503Through() throws {
+        transport.stub(path: "/v1/users/1", .text("busy", status: 503))
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.add(interceptor: RetryOnceOn503())
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(transport.requests.count, 2)
+        XCTAssertEqual((pipelineError(observer) as? LeashError)?.statusCode, 503)
+    }
+
+    func testOperatorInterceptor_alwaysRetrying_endsWithRetryLimitExceeded() throws {
+        transport.stub(path: "/v1/users/1", .status(500))
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.maximumRetryCount(2).add(interceptor: AlwaysRetry())
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(transport.requests.count, 3)
+        guard case .retryLimitExceeded(let attempts, _)? = pipelineError(observer) as? LeashError else {
+            return XCTFail("expected .retryLimitExceeded, got \(pipelineTimeline(observer))")
+        }
+        XCTAssertEqual(attempts, 3)
+    }
+
+    func testOperatorInterceptor_transformsFailureIntoFallbackValue() throws {
+        transport.stub(path: "/v1/users/1", .error(.notConnectedToInternet))
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.add(interceptor: OfflineFallback())
+        }
+
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(
+            pipelineTimeline(observer).suffix(2), ["value(\(pipelineBob), interceptor) @ 200", "completed @ 200"])
+    }
+
+    func testOperatorInterceptor_seesTheExecutionContext() throws {
+        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        let seen = PipelineLog()
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.add(interceptor: ContextSpy(log: seen))
+        }
+
+        _ = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+
+        XCTAssertEqual(seen.all, ["/users/1 attempt 1 https://api.example.com/v1/users/1"])
+    }
+}
+
+/// The `OperatorInterceptor` of Leash's documentation.
+private struct RetryOnceOn503: OperatorInterceptor {
+    func intercept(_ upstream: Observable<Response<Data>>, context: ExecutionContext) -> Observable<Response<Data>> {
+        upstream.flatMap { response -> Observable<Response<Data>> in
+            response.statusCode == 503 && context.attempt == 1 ? context.retry() : .just(response)
+        }
+    }
+}
+
+private struct AlwaysRetry: OperatorInterceptor {
+    func intercept(_ upstream: Observable<Response<Data>>, context: ExecutionContext) -> Observable<Response<Data>> {
+        upstream.flatMap { _ in context.retry() }
+    }
+}
+
+private struct OfflineFallback: OperatorInterceptor {
+    func intercept(_ upstream: Observable<Response<Data>>, context: ExecutionContext) -> Observable<Response<Data>> {
+        upstream.map { response in
+            guard case .transport? = response.error as? LeashError else { return response }
+            return .success(value: Data(pipelineBobJSON.utf8), extra: nil)
+        }
+    }
+}
+
+private struct ContextSpy: OperatorInterceptor {
+    let log: PipelineLog
+    func intercept(_ upstream: Observable<Response<Data>>, context: ExecutionContext) -> Observable<Response<Data>> {
+        let url = context.request.urlRequest?.url?.absoluteString ?? "no URL"
+        log.append("\(context.endpoint.path) attempt \(context.attempt) \(url)")
+        return upstream
+    }
+}
