@@ -138,7 +138,11 @@ enum JSONBodyValidation {
         let path: [String]
         let value: Any
 
-        var pathDescription: String { path.joined(separator: ".") }
+        /// `user.tags[1]`; the top level is `(top level)`.
+        var pathDescription: String {
+            guard let first = path.first else { return "(top level)" }
+            return path.dropFirst().reduce(first) { $0 + ($1.hasPrefix("[") ? $1 : "." + $1) }
+        }
 
         var typeDescription: String {
             if let double = value as? Double, !double.isFinite { return "Double \(double)" }
