@@ -1,6 +1,7 @@
 import Foundation
 import Leash
 import Rx
+import RxTesting
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -8,7 +9,9 @@ import XCTest
 #endif
 
 /// An endpoint whose every property a test sets.
-struct SpecEndpoint: Endpoint {
+///
+/// `@unchecked Sendable`: tests create it once and only read it afterwards, from any thread.
+struct SpecEndpoint: Endpoint, @unchecked Sendable {
     var path: String
     var method: HTTPMethod = .get
     var parameters: Any?
@@ -91,5 +94,32 @@ extension URLRequest {
     /// The URL's query as sent, still percent-encoded.
     var specEncodedQuery: String? {
         url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.percentEncodedQuery }
+    }
+}
+
+extension Client {
+    /// Executes `endpoint` once and waits for its (single) outcome; for tests only.
+    func specExecute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer) -> SpecExecution<
+        Serializer.SerializedObject
+    > {
+        SpecExecution(events: execution(endpoint, serializer: serializer))
+    }
+}
+
+/// One execution, waited for with `toBlockingResult()`.
+struct SpecExecution<Value> {
+    let events: Observable<ExecutionEvent<Value>>
+
+    /// The first value as a `Response`, or the failure.
+    func toBlockingResult(timeout: TimeInterval = 10) throws -> Response<Value> {
+        switch events.toBlocking(timeout: timeout).materialize() {
+        case .completed(let elements):
+            guard let response = elements.lazy.compactMap(\.response).first else {
+                throw LeashError.invalidResponse(reason: "no value")
+            }
+            return response
+        case .failed(let elements, let error):
+            return elements.lazy.compactMap(\.response).first ?? .failure(error)
+        }
     }
 }
