@@ -80,13 +80,22 @@ final class LeashErrorTests: XCTestCase {
 
     func testDescriptions_sayWhatHappened() {
         let cases: [(LeashError, [String])] = [
-            (.invalidURL(url: "ftp://x", reason: "the scheme \"ftp\" is not http or https"), ["Invalid URL \"ftp://x\"", "ftp"]),
-            (.encoding(reason: "Thing could not be encoded", underlying: Cause()), ["Thing could not be encoded", "the cause"]),
+            (
+                .invalidURL(url: "ftp://x", reason: "the scheme \"ftp\" is not http or https"),
+                ["Invalid URL \"ftp://x\"", "ftp"]
+            ),
+            (
+                .encoding(reason: "Thing could not be encoded", underlying: Cause()),
+                ["Thing could not be encoded", "the cause"]
+            ),
             (.transport(URLError(.cannotConnectToHost)), ["failed in transport", "URLError -1004"]),
             (.cancelled, ["cancelled"]),
             (.timeout(seconds: 0.3), ["No response within 0.3 s"]),
             (.unacceptableStatusCode(failure(404, body: "nope")), ["404", "client error", "nope"]),
-            (.decoding(type: "User", underlying: Cause(), bodyExcerpt: "{}"), ["Could not decode User", "the cause", "{}"]),
+            (
+                .decoding(type: "User", underlying: Cause(), bodyExcerpt: "{}"),
+                ["Could not decode User", "the cause", "{}"]
+            ),
             (.serialization(reason: "bad text", underlying: nil), ["Could not serialize", "bad text"]),
             (.interceptor(Cause()), ["interceptor", "the cause"]),
             (.retryLimitExceeded(attempts: 4, lastError: Cause()), ["Gave up after 4 attempts", "the cause"]),

@@ -83,7 +83,8 @@ final class ManagerBuilderTests: XCTestCase {
     }
 
     func testBuild_unparsableURL_throwsInvalidURLSayingItCannotBeParsed() {
-        assertInvalidURL(Manager.Builder().url("http://exa mple.com"), url: "http://exa mple.com", reason: "cannot be parsed")
+        assertInvalidURL(
+            Manager.Builder().url("http://exa mple.com"), url: "http://exa mple.com", reason: "cannot be parsed")
         assertInvalidURL(Manager.Builder().url("http://[::1"), url: "http://[::1", reason: "cannot be parsed")
     }
 

@@ -62,9 +62,11 @@ final class HeaderTests: XCTestCase {
         let authenticator = TokenAuthenticator(token: "one")
         let manager = try Manager.Builder().url("http://h").authenticator(authenticator).build()
         let client = Client(manager: manager)
-        XCTAssertEqual(try client.urlRequest(for: SpecEndpoint("/x")).value(forHTTPHeaderField: "X-Api-Token"), "Token one")
+        XCTAssertEqual(
+            try client.urlRequest(for: SpecEndpoint("/x")).value(forHTTPHeaderField: "X-Api-Token"), "Token one")
         authenticator.token = "two"
-        XCTAssertEqual(try client.urlRequest(for: SpecEndpoint("/x")).value(forHTTPHeaderField: "X-Api-Token"), "Token two")
+        XCTAssertEqual(
+            try client.urlRequest(for: SpecEndpoint("/x")).value(forHTTPHeaderField: "X-Api-Token"), "Token two")
     }
 
     func testAuthenticator_authorizationHeader_andEndpointOverride() throws {

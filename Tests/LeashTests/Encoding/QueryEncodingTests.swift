@@ -81,7 +81,8 @@ final class QueryEncodingTests: XCTestCase {
     }
 
     func testQueryEncodable_falseBool_isFalse() throws {
-        let search = Search(term: "t", page: 1, exact: false, missing: "m", filter: Filter(name: "n", tags: []), ids: [])
+        let search = Search(
+            term: "t", page: 1, exact: false, missing: "m", filter: Filter(name: "n", tags: []), ids: [])
         XCTAssertEqual(
             queryItems(try specRequest(SpecEndpoint("/s", parameters: search))),
             ["exact=false", "filter[name]=n", "missing=m", "page=1", "term=t"])
@@ -94,7 +95,8 @@ final class QueryEncodingTests: XCTestCase {
             try specRequest(endpoint) { $0.jsonEncoder { $0.dateEncodingStrategy = .iso8601 } }.specEncodedQuery,
             "at=2001-01-01T00%3A00%3A00Z")
         XCTAssertEqual(
-            try specRequest(endpoint) { $0.jsonEncoder { $0.dateEncodingStrategy = .secondsSince1970 } }.specEncodedQuery,
+            try specRequest(endpoint) { $0.jsonEncoder { $0.dateEncodingStrategy = .secondsSince1970 } }
+                .specEncodedQuery,
             "at=978307200")
         XCTAssertEqual(try specRequest(endpoint).specEncodedQuery, "at=0", "JSONEncoder's default: seconds since 2001")
     }
@@ -123,7 +125,8 @@ final class QueryEncodingTests: XCTestCase {
 
     func testDictionary_sortedKeysAndDescriptions() throws {
         let parameters: [String: CustomStringConvertible] = ["b": 2, "a": "x y", "c": true, "d": 1.5]
-        XCTAssertEqual(try specRequest(SpecEndpoint("/s", parameters: parameters)).specEncodedQuery, "a=x%20y&b=2&c=true&d=1.5")
+        XCTAssertEqual(
+            try specRequest(SpecEndpoint("/s", parameters: parameters)).specEncodedQuery, "a=x%20y&b=2&c=true&d=1.5")
     }
 
     func testDictionary_orderIsStableAcrossBuilds() throws {
@@ -188,7 +191,8 @@ final class QueryEncodingTests: XCTestCase {
     // MARK: Merging
 
     func testMerge_baseURLQuery_isKeptFirst() throws {
-        let request = try specRequest(SpecEndpoint("/s", parameters: ["page": 1]), base: "http://example.com/api?key=abc")
+        let request = try specRequest(
+            SpecEndpoint("/s", parameters: ["page": 1]), base: "http://example.com/api?key=abc")
         XCTAssertEqual(request.url?.absoluteString, "http://example.com/api/s?key=abc&page=1")
     }
 

@@ -177,7 +177,11 @@ final class LoopbackCancelStressTests: LoopbackIntegrationCase {
         let release: @Sendable (Bool) -> Void = { first in
             guard first else { return }
             slots.signal()
-            if remaining.withLock({ $0 -= 1; return $0 }) == 0 { finished.fulfill() }
+            if remaining.withLock({
+                $0 -= 1; return $0
+            }) == 0 {
+                finished.fulfill()
+            }
         }
         DispatchQueue.global().async {
             for index in 0..<count {

@@ -91,7 +91,9 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
         let client = try makeClient()
         let called = expectation(description: "completion called")
         called.isInverted = true
-        let request = client.execute(SpecEndpoint("/hang"), serializer: DataResponseSerializer()) { _ in called.fulfill() }
+        let request = client.execute(SpecEndpoint("/hang"), serializer: DataResponseSerializer()) { _ in
+            called.fulfill()
+        }
         waitForServer("the request") { $0.requestCount >= 1 }
         request.cancel()
         XCTAssertTrue(request.isCancelled)

@@ -96,7 +96,8 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
     }
 
     func testGet_bodyThatDoesNotDecode_isDecodingErrorWithExcerpt() throws {
-        let response = try outcome(try makeClient(), SpecEndpoint("/echo"), DecodableResponseSerializer<LoopbackSample>())
+        let response = try outcome(
+            try makeClient(), SpecEndpoint("/echo"), DecodableResponseSerializer<LoopbackSample>())
         guard case .decoding(let type, let underlying, let excerpt) = response.error as? LeashError else {
             return XCTFail("expected LeashError.decoding, got \(response)")
         }
@@ -113,7 +114,8 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
     func testGet_redirect_isFollowed() throws {
         server.route(
             "GET", "/old", response: LoopbackResponse(status: 302, headers: ["Location": "/json"]))
-        let response = try outcome(try makeClient(), SpecEndpoint("/old"), DecodableResponseSerializer<LoopbackSample>())
+        let response = try outcome(
+            try makeClient(), SpecEndpoint("/old"), DecodableResponseSerializer<LoopbackSample>())
         XCTAssertEqual(response.value?.id, 1)
         XCTAssertEqual(server.requestCount, 2)
     }
@@ -143,13 +145,15 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
     }
 
     func testEcho_queryEncodable_andPathWithSpaces() throws {
-        let echoed = try echo(try makeClient(), SpecEndpoint("/echo/a b/ü", parameters: Search(term: "rx & co", page: 3)))
+        let echoed = try echo(
+            try makeClient(), SpecEndpoint("/echo/a b/ü", parameters: Search(term: "rx & co", page: 3)))
         XCTAssertEqual(echoed.path, "/echo/a%20b/%C3%BC")
         XCTAssertEqual(echoed.query, "page=3&term=rx%20%26%20co")
     }
 
     func testEcho_nilAuthentication_sendsNoAuthorization() throws {
-        let echoed = try echo(try makeClient { $0.authenticator(LoopbackAuthenticator(token: nil)) }, SpecEndpoint("/echo"))
+        let echoed = try echo(
+            try makeClient { $0.authenticator(LoopbackAuthenticator(token: nil)) }, SpecEndpoint("/echo"))
         XCTAssertNil(echoed.headers["authorization"])
     }
 
@@ -202,7 +206,9 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
 
     func testStatus_clientAndServerErrors_areTypedWithTheirBody() throws {
         let client = try makeClient()
-        let expectations: [(Int, StatusCodeFailure.Kind)] = [(400, .client), (401, .client), (404, .client), (500, .server), (503, .server)]
+        let expectations: [(Int, StatusCodeFailure.Kind)] = [
+            (400, .client), (401, .client), (404, .client), (500, .server), (503, .server),
+        ]
         for (status, kind) in expectations {
             let response = try outcome(client, SpecEndpoint("/status/\(status)"), DataResponseSerializer())
             guard case .unacceptableStatusCode(let failure) = response.error as? LeashError else {
@@ -236,7 +242,8 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
         let strict = try makeClient()
         let endpoint = SpecEndpoint("/status/503", acceptableStatusCodes: [503])
         XCTAssertEqual(try outcome(strict, endpoint, DecodableResponseSerializer<ErrorBody>()).value?.status, 503)
-        let rejected = try outcome(strict, SpecEndpoint("/json", acceptableStatusCodes: [201]), DataResponseSerializer())
+        let rejected = try outcome(
+            strict, SpecEndpoint("/json", acceptableStatusCodes: [201]), DataResponseSerializer())
         XCTAssertEqual((rejected.error as? LeashError)?.statusCode, 200)
     }
 
@@ -258,7 +265,9 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
     }
 
     func testTruncatedCustomBody_isTransportError() throws {
-        server.route("GET", "/partial-json", response: LoopbackResponse.json(Data(LoopbackServer.sampleJSON.utf8)).closingMidBody())
+        server.route(
+            "GET", "/partial-json",
+            response: LoopbackResponse.json(Data(LoopbackServer.sampleJSON.utf8)).closingMidBody())
         let response = try outcome(
             try makeClient(), SpecEndpoint("/partial-json"), DecodableResponseSerializer<LoopbackSample>())
         XCTAssertNotNil(transportError(response))

@@ -71,7 +71,8 @@ final class ResponseSerializerTests: XCTestCase {
     }
 
     func testDecodable_binaryBody_excerptGivesTheSize() {
-        assertDecodingError(DecodableResponseSerializer<User>(), body: Data([0xFF, 0xFE, 0x00, 0x01])) { _, _, excerpt in
+        assertDecodingError(DecodableResponseSerializer<User>(), body: Data([0xFF, 0xFE, 0x00, 0x01])) {
+            _, _, excerpt in
             XCTAssertEqual(excerpt, "(4 bytes, not UTF-8)")
         }
     }
@@ -96,7 +97,8 @@ final class ResponseSerializerTests: XCTestCase {
     }
 
     func testDecodable_emptyBodyOf204ForAValueType_saysToUseEmptyResponse() {
-        assertDecodingError(DecodableResponseSerializer<User>(), status: 204, body: Data()) { type, underlying, excerpt in
+        assertDecodingError(DecodableResponseSerializer<User>(), status: 204, body: Data()) {
+            type, underlying, excerpt in
             XCTAssertEqual(type, "User")
             XCTAssertTrue("\(underlying)".contains("decode EmptyResponse instead"))
             XCTAssertEqual(excerpt, "(empty)")
@@ -133,7 +135,8 @@ final class ResponseSerializerTests: XCTestCase {
         XCTAssertEqual(
             try serializer.serialize(request: request(), response: response(200), data: Data([1, 2]), error: nil),
             Data([1, 2]))
-        XCTAssertEqual(try serializer.serialize(request: request(), response: response(204), data: nil, error: nil), Data())
+        XCTAssertEqual(
+            try serializer.serialize(request: request(), response: response(204), data: nil, error: nil), Data())
         XCTAssertThrowsError(try serializer.serialize(request: nil, response: nil, data: nil, error: Failure()))
     }
 
@@ -196,7 +199,8 @@ final class ResponseSerializerTests: XCTestCase {
             try EmptyResponseSerializer().serialize(
                 request: request(), response: response(200), data: Data("x".utf8), error: nil),
             EmptyResponse())
-        XCTAssertThrowsError(try EmptyResponseSerializer().serialize(request: nil, response: nil, data: nil, error: Failure()))
+        XCTAssertThrowsError(
+            try EmptyResponseSerializer().serialize(request: nil, response: nil, data: nil, error: Failure()))
     }
 
     func testCustomSerializer_asTheReadmeWritesIt() throws {
@@ -247,7 +251,9 @@ final class ResponseSerializerTests: XCTestCase {
         _ serializer: Serializer, status: Int = 200, body: Data, file: StaticString = #filePath, line: UInt = #line,
         _ check: (String, Error, String) -> Void
     ) {
-        guard case .decoding(let type, let underlying, let excerpt) = serializeError(serializer, status: status, body: body)
+        guard
+            case .decoding(let type, let underlying, let excerpt) = serializeError(
+                serializer, status: status, body: body)
         else {
             return XCTFail("expected LeashError.decoding", file: file, line: line)
         }

@@ -134,8 +134,10 @@ final class StubTransportTests: XCTestCase {
         let transport = StubTransport()
         transport.stub(path: "/a", .status(200))
         let client = Client(manager: try Manager.Builder().url("http://h/api").transport(transport).build())
-        _ = try client.specExecute(SpecEndpoint("/a", method: .post, parameters: ["k": "v"]), serializer: DataResponseSerializer())
-            .toBlockingResult()
+        _ = try client.specExecute(
+            SpecEndpoint("/a", method: .post, parameters: ["k": "v"]), serializer: DataResponseSerializer()
+        )
+        .toBlockingResult()
         _ = try client.specExecute(SpecEndpoint("/b", parameters: ["q": 1]), serializer: DataResponseSerializer())
             .toBlockingResult()
         let log = transport.requests
@@ -182,9 +184,12 @@ final class StubTransportTests: XCTestCase {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
         transport.stub(path: "/item", .json(#"{"id":5}"#, delay: .seconds(5)))
-        let manager = try Manager.Builder().url("http://h").transport(transport).scheduler(scheduler).timeout(10).build()
+        let manager = try Manager.Builder().url("http://h").transport(transport).scheduler(scheduler).timeout(10)
+            .build()
         let client = Client(manager: manager)
-        let observer = scheduler.start { client.execution(SpecEndpoint("/item"), as: Item.self).compactMap { $0.value } }
+        let observer = scheduler.start {
+            client.execution(SpecEndpoint("/item"), as: Item.self).compactMap { $0.value }
+        }
         XCTAssertEqual(observer.events, [.next(205, Item(id: 5)), .completed(205)])
     }
 
@@ -192,9 +197,12 @@ final class StubTransportTests: XCTestCase {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
         transport.stub(path: "/slow", .json(#"{"id":5}"#, delay: .seconds(30)))
-        let manager = try Manager.Builder().url("http://h").transport(transport).scheduler(scheduler).timeout(10).build()
+        let manager = try Manager.Builder().url("http://h").transport(transport).scheduler(scheduler).timeout(10)
+            .build()
         let client = Client(manager: manager)
-        let observer = scheduler.start { client.execution(SpecEndpoint("/slow"), as: Item.self).compactMap { $0.value } }
+        let observer = scheduler.start {
+            client.execution(SpecEndpoint("/slow"), as: Item.self).compactMap { $0.value }
+        }
         XCTAssertEqual(observer.events.map(\.time), [210])
         guard case .timeout(let seconds) = observer.events.first?.value.error as? LeashError else {
             return XCTFail("expected LeashError.timeout, got \(observer.events)")
