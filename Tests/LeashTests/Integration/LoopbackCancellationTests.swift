@@ -187,6 +187,24 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
         XCTAssertEqual(received.value, 0)
     }
 
+    func testTransport_disposingAnotherRequestInsideACompletion_neitherDeadlocksNorCrashes() throws {
+        // A `flatMapLatest` disposes the previous request from inside the next one's
+        // callback: `cancel()` must not run synchronously inside URLSession's callbacks.
+        let transport = URLSessionTransport()
+        let hanging = transport.send(URLRequest(url: server.url(path: "/hang"))).subscribe()
+        waitForServer("the hanging request") { $0.requestCount >= 1 }
+        let done = expectation(description: "second request completed")
+        let second = transport.send(URLRequest(url: server.url(path: "/json")))
+            .subscribe(onNext: { _ in hanging.dispose() }, onCompleted: { done.fulfill() })
+        wait(for: [done], timeout: 10)
+        waitForServer("the hanging request closed") { $0.clientDisconnectCount >= 1 }
+        second.dispose()
+        // The session still works.
+        XCTAssertEqual(
+            try transport.send(URLRequest(url: server.url(path: "/json"))).toBlocking(timeout: 10).single()
+                .httpResponse.statusCode, 200)
+    }
+
     func testTransport_hasNoURLCache_andLeavesTheCallersConfigurationAlone() {
         let configuration = URLSessionConfiguration.ephemeral
         let cache = URLCache(memoryCapacity: 1024, diskCapacity: 0, diskPath: nil)

@@ -106,6 +106,18 @@ final class StubTransportTests: XCTestCase {
 
     // MARK: Failures
 
+    func testStub_jsonEncodingAValueThatDoesNotEncode_failsWithEncodingInsteadOfAnEmptyBody() {
+        let transport = StubTransport()
+        transport.stub(path: "/x", .json(encoding: ["ratio": Double.nan]))
+        guard case .failed(_, let error) = transport.send(request("/x")).toBlocking(timeout: 5).materialize(),
+            case .encoding(let reason, let underlying) = error as? LeashError
+        else {
+            return XCTFail("expected LeashError.encoding")
+        }
+        XCTAssertTrue(reason.contains("the stub's Dictionary<String, Double> body could not be encoded"), reason)
+        XCTAssertTrue(underlying is EncodingError)
+    }
+
     func testStub_transportError_isLeashTransportKeepingTheURLError() {
         let transport = StubTransport()
         transport.stub(path: "/x", .error(.notConnectedToInternet))
@@ -223,6 +235,19 @@ final class StubTransportTests: XCTestCase {
         wait(for: [done], timeout: 5)
         XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.09)
         subscription.dispose()
+    }
+
+    func testDelay_withoutScheduler_disposedEarly_neverDeliversAndFreesAtOnce() throws {
+        // A 60 s delay: tearDown's resource check passes only if dispose dropped the
+        // pending delivery (and its observer) instead of leaving it queued until then.
+        let transport = StubTransport()
+        transport.stub(path: "/x", .status(200, delay: .seconds(60)))
+        let received = SpecLocked(0)
+        let subscription = transport.send(request("/x"))
+            .subscribe(onNext: { _ in received.withLock { $0 += 1 } }, onError: { _ in received.withLock { $0 += 1 } })
+        subscription.dispose()
+        XCTAssertEqual(received.value, 0)
+        XCTAssertEqual(transport.requests.count, 1)
     }
 
     func testSequence_401Then200_throughTheClient() throws {
