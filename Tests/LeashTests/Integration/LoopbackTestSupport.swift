@@ -48,7 +48,7 @@ class LoopbackIntegrationCase: XCTestCase {
     }
 
     /// Leaves out the end-of-test resource check in a test that shows a known bug
-    /// elsewhere in its last lines; `ExecutionLeakBugTests` shows the bug itself.
+    /// elsewhere in its last lines; `ExecutionBugTests` shows the bug itself.
     func skipResourceCheck(becauseOf bug: KnownLeashBug) {
         skippedResourceCheck = bug
     }
@@ -83,7 +83,7 @@ class LoopbackIntegrationCase: XCTestCase {
 /// Bugs outside this test suite's area that some tests must step around.
 enum KnownLeashBug {
     /// BUG: the callback and async `Client.execute` forms keep each completed execution's
-    /// subscription alive (a retain cycle); see `ExecutionLeakBugTests`.
+    /// subscription alive (a retain cycle); see `ExecutionBugTests`.
     case completedExecutionsStayAlive
 }
 
