@@ -29,11 +29,17 @@ import Foundation
 /// }
 /// ```
 ///
-/// `parameters` may be a `QueryEncodable` or a `[String: CustomStringConvertible]` (sent in
-/// the URL query), or an `Encodable` or a `[String: Any]` (sent as a JSON body). Any other
-/// value, or one that fails to encode, ends the execution with `LeashError.encoding`.
+/// `parameters` may be a `QueryEncodable` (always sent in the URL query), a
+/// `[String: CustomStringConvertible]` (in the query for `GET`, `HEAD` and `DELETE`, with
+/// sorted keys; arrays become `key[]`, nested dictionaries `key[child]`), or an `Encodable`
+/// or a `[String: Any]` (sent as a JSON body, with `Content-Type: application/json` unless
+/// a header sets another). Any other value, a body on `GET` or `HEAD`, or a value that fails
+/// to encode ends the execution with `LeashError.encoding`, which says which and keeps the
+/// encoder's error.
 public protocol Endpoint {
-    /// The path, relative to the manager's base URL.
+    /// The path, relative to the manager's base URL (`"/users/1"` and `"users/1"` join the
+    /// same way). It may carry a query of its own (`"/search?sort=name"`). Spaces and other
+    /// characters a URL cannot hold are percent-encoded; an existing `%XX` escape is kept.
     var path: String { get }
     /// The HTTP method.
     var method: HTTPMethod { get }

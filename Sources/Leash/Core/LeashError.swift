@@ -169,12 +169,20 @@ public struct StatusCodeFailure: CustomStringConvertible, @unchecked Sendable {
     }
 }
 
-/// The first 200 characters of `data` as text (or its size if it is not text).
+/// The first `limit` characters of `data` as text (or its size if it is not text).
 func excerpt(of data: Data, limit: Int = 200) -> String {
     if data.isEmpty { return "(empty)" }
-    guard let text = String(data: data.prefix(limit * 4), encoding: .utf8) else {
+    // Only a prefix is decoded, so long bodies cost nothing; a prefix that cuts a UTF-8
+    // sequence short is shortened by up to 3 bytes until it decodes.
+    let prefix = data.prefix(limit * 4)
+    var text: String?
+    for dropped in 0...min(3, prefix.count - 1) {
+        text = String(data: prefix.dropLast(dropped), encoding: .utf8)
+        if text != nil || prefix.count == data.count { break }
+    }
+    guard let text else {
         return "(\(data.count) bytes, not UTF-8)"
     }
     if text.count > limit { return String(text.prefix(limit)) + "…" }
-    return data.count > limit * 4 ? text + "…" : text
+    return data.count > prefix.count ? text + "…" : text
 }

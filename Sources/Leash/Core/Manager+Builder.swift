@@ -14,8 +14,13 @@ extension Manager {
     ///     .build()
     /// ```
     public final class Builder {
-        private var components = URLComponents()
+        // The URL parts are kept as given and checked in `build()`: URLComponents' own
+        // setters trap on some bad input (a negative port), and `build()` must throw instead.
         private var urlString: String?
+        private var schemeValue: String?
+        private var hostValue: String?
+        private var portValue: Int?
+        private var pathValue: String?
         var authenticatorValue: Authenticator?
         var interceptorList: [Interceptor] = []
         var encoder = JSONEncoder()
@@ -45,31 +50,31 @@ extension Manager {
             return self
         }
 
-        /// Sets the scheme (`"https"`).
+        /// Sets the scheme (`"https"`); with `url(_:)`, replaces the URL's scheme.
         @discardableResult
         public func scheme(_ value: String) -> Self {
-            components.scheme = value
+            schemeValue = value
             return self
         }
 
-        /// Sets the host.
+        /// Sets the host; with `url(_:)`, replaces the URL's host.
         @discardableResult
         public func host(_ value: String) -> Self {
-            components.host = value
+            hostValue = value
             return self
         }
 
-        /// Sets the port.
+        /// Sets the port (1...65535); with `url(_:)`, replaces the URL's port.
         @discardableResult
         public func port(_ value: Int) -> Self {
-            components.port = value
+            portValue = value
             return self
         }
 
-        /// Sets the base path (`"api"` or `"/api/v1"`).
+        /// Sets the base path (`"api"` or `"/api/v1"`); with `url(_:)`, replaces the URL's path.
         @discardableResult
         public func path(_ value: String) -> Self {
-            components.path = value.hasPrefix("/") || value.isEmpty ? value : "/" + value
+            pathValue = value.hasPrefix("/") || value.isEmpty ? value : "/" + value
             return self
         }
 
@@ -145,11 +150,17 @@ extension Manager {
         }
 
         /// Limits how long an execution may take, in seconds (enforced exactly by Leash).
+        ///
+        /// A value that is not positive and finite (`0`, `.infinity`, `.nan`) means no limit.
         @discardableResult
         public func timeout(_ seconds: TimeInterval) -> Self {
-            timeoutValue = seconds
+            timeoutValue = seconds.isFinite && seconds > 0 ? min(seconds, Self.longestTimeout) : nil
             return self
         }
+
+        /// A year: longer limits are clamped to it, so that converting them to the
+        /// timer's integer milliseconds can never overflow.
+        static let longestTimeout: TimeInterval = 365 * 24 * 3600
 
         /// Sets the status codes that count as success (default `200..<300`).
         @discardableResult
@@ -189,29 +200,43 @@ extension Manager {
 
         /// Builds the manager.
         ///
-        /// - Throws: `LeashError.invalidURL` if the base URL cannot be formed or lacks a
-        ///   scheme or host.
+        /// - Throws: `LeashError.invalidURL` if no base URL was set, or it cannot be parsed,
+        ///   lacks a scheme or host, has a scheme other than http or https, or a port outside
+        ///   1...65535; `reason` says which.
         public func build() throws -> Manager {
             Manager(builder: self, baseURL: try baseURL())
         }
 
         private func baseURL() throws -> URL {
-            var result = components
+            var result = URLComponents()
+            var description = describeParts()
             if let urlString {
+                description = urlString
+                guard !urlString.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty else {
+                    throw LeashError.invalidURL(url: urlString, reason: "it is empty")
+                }
                 guard let parsed = URLComponents(string: urlString) else {
-                    throw LeashError.invalidURL(url: urlString, reason: "it is not a valid URL")
+                    throw LeashError.invalidURL(
+                        url: urlString,
+                        reason: "it cannot be parsed (characters such as spaces must be percent-encoded)")
+                }
+                // Without "://", "localhost:8080" parses with "localhost" as its scheme: say
+                // what is really missing.
+                if schemeValue == nil, parsed.host == nil || parsed.host?.isEmpty == true,
+                    !urlString.contains("://")
+                {
+                    throw LeashError.invalidURL(url: urlString, reason: "it has no scheme (such as http://)")
                 }
                 result = parsed
-                // Parts set separately refine the whole URL.
-                if let scheme = components.scheme { result.scheme = scheme }
-                if let host = components.host { result.host = host }
-                if let port = components.port { result.port = port }
-                if !components.path.isEmpty { result.path = components.path }
+            } else if schemeValue == nil && hostValue == nil {
+                throw LeashError.invalidURL(
+                    url: description, reason: "no base URL was set; call url(_:), or scheme(_:) and host(_:)")
             }
-            let description =
-                urlString ?? result.string ?? "(scheme: \(result.scheme ?? "none"), host: \(result.host ?? "none"))"
+            // Parts set separately refine the whole URL.
+            if let schemeValue { result.scheme = schemeValue }
+            if let hostValue { result.host = hostValue }
             guard let scheme = result.scheme, !scheme.isEmpty else {
-                throw LeashError.invalidURL(url: description, reason: "it has no scheme (such as https)")
+                throw LeashError.invalidURL(url: description, reason: "it has no scheme (such as http://)")
             }
             guard scheme.lowercased() == "http" || scheme.lowercased() == "https" else {
                 throw LeashError.invalidURL(url: description, reason: "the scheme \"\(scheme)\" is not http or https")
@@ -219,10 +244,29 @@ extension Manager {
             guard let host = result.host, !host.isEmpty else {
                 throw LeashError.invalidURL(url: description, reason: "it has no host")
             }
+            if let port = portValue ?? result.port {
+                guard (1...65_535).contains(port) else {
+                    throw LeashError.invalidURL(url: description, reason: "the port \(port) is not in 1...65535")
+                }
+                result.port = port
+            }
+            if let pathValue { result.path = pathValue }
             guard let url = result.url else {
-                throw LeashError.invalidURL(url: description, reason: "its parts do not form a URL")
+                throw LeashError.invalidURL(
+                    url: description,
+                    reason: "its parts do not form a URL (host \"\(host)\", path \"\(result.path)\")")
             }
             return url
+        }
+
+        /// The parts set separately, for messages.
+        private func describeParts() -> String {
+            var parts: [String] = []
+            if let schemeValue { parts.append("scheme: \(schemeValue)") }
+            if let hostValue { parts.append("host: \(hostValue)") }
+            if let portValue { parts.append("port: \(portValue)") }
+            if let pathValue { parts.append("path: \(pathValue)") }
+            return "(" + (parts.isEmpty ? "nothing set" : parts.joined(separator: ", ")) + ")"
         }
     }
 }

@@ -16,12 +16,49 @@ enum QueryEncoding {
         string.addingPercentEncoding(withAllowedCharacters: allowedCharacters) ?? string
     }
 
-    /// The query pairs of a `[String: CustomStringConvertible]`, sorted by key.
-    static func pairs(of dictionary: [String: CustomStringConvertible]) -> [(String, String)] {
-        dictionary.keys.sorted().compactMap { key in
-            guard let value = dictionary[key] else { return nil }
-            return (key, value.description)
+    /// The query pairs of a `[String: CustomStringConvertible]` (given as `[String: Any]`),
+    /// sorted by key and flattened as `QueryEncodable` documents: arrays become `key[]`,
+    /// dictionaries `key[child]`, `nil` values are left out.
+    ///
+    /// - Throws: `LeashError.encoding` naming the first key whose value is not
+    ///   `CustomStringConvertible`.
+    static func pairs(of dictionary: [String: Any], method: HTTPMethod) throws -> [(String, String)] {
+        var pairs: [(String, String)] = []
+        for key in dictionary.keys.sorted() {
+            if let value = dictionary[key] { try flatten(value, name: key, method: method, into: &pairs) }
         }
+        return pairs
+    }
+
+    private static func flatten(_ value: Any, name: String, method: HTTPMethod, into pairs: inout [(String, String)])
+        throws
+    {
+        guard let value = unwrapped(value) else { return }
+        switch value {
+        case let array as [Any]:
+            for element in array { try flatten(element, name: name + "[]", method: method, into: &pairs) }
+        case let dictionary as [String: Any]:
+            for key in dictionary.keys.sorted() {
+                if let member = dictionary[key] {
+                    try flatten(member, name: "\(name)[\(key)]", method: method, into: &pairs)
+                }
+            }
+        case let convertible as CustomStringConvertible:
+            pairs.append((name, convertible.description))
+        default:
+            throw LeashError.encoding(
+                reason: "\(method) parameters go to the URL query, but the value of \"\(name)\" "
+                    + "(\(type(of: value))) is not CustomStringConvertible",
+                underlying: nil)
+        }
+    }
+
+    /// The value inside an `Optional` held as `Any`; `nil` for `.none`.
+    private static func unwrapped(_ value: Any) -> Any? {
+        let mirror = Mirror(reflecting: value)
+        guard mirror.displayStyle == .optional else { return value }
+        guard let wrapped = mirror.children.first?.value else { return nil }
+        return unwrapped(wrapped)
     }
 
     /// The query pairs of an `Encodable` value, flattened as `QueryEncodable` documents.

@@ -15,8 +15,8 @@ enum RequestBuilder {
         request.httpMethod = endpoint.method.rawValue
         // Leash enforces its own timeout exactly; URLSession's (whole seconds, idle-based
         // on Linux) is set out of the way.
-        let timeout = endpoint.timeout ?? manager.timeout
-        request.timeoutInterval = max(60, (timeout ?? 0) + 5)
+        let timeout = (endpoint.timeout ?? manager.timeout).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
+        request.timeoutInterval = max(60, min(timeout ?? 0, Manager.Builder.longestTimeout) + 5)
         request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
         for (name, value) in manager.defaultHeaders {
             request.setValue(value, forHTTPHeaderField: name)
@@ -34,7 +34,13 @@ enum RequestBuilder {
     }
 
     /// Joins `path` to `base` with exactly one slash between them; a trailing slash of
-    /// `path` is kept. Characters not allowed in a path are percent-encoded.
+    /// `path` is kept, an empty `path` leaves the base path as it is.
+    ///
+    /// A `?` in `path` starts a query of the endpoint's own, which goes after the base
+    /// URL's query (and before encoded parameters). Characters not allowed in a path or
+    /// query (spaces, non-ASCII, `#`) are percent-encoded; a `%` followed by two hex digits
+    /// is kept as an escape, so pre-encoded segments (`"files/a%2Fb"`) pass through. Write
+    /// `%25` for a literal percent sign.
     static func url(for path: String, base: URL) throws -> URL {
         guard var components = URLComponents(url: base, resolvingAgainstBaseURL: false) else {
             throw LeashError.invalidURL(url: base.absoluteString, reason: "the base URL cannot be extended")
@@ -47,18 +53,17 @@ enum RequestBuilder {
         }
         let basePath = components.percentEncodedPath
         let trimmedBase = basePath.hasSuffix("/") ? String(basePath.dropLast()) : basePath
-        let encodedPath =
-            endpointPath.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? endpointPath
-        let joinedPath: String
-        if encodedPath.isEmpty {
-            joinedPath = basePath
-        } else {
-            joinedPath = trimmedBase + (encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
+        let encodedPath = PercentEncoding.encode(endpointPath, allowed: PercentEncoding.pathAllowed)
+        if !encodedPath.isEmpty {
+            components.percentEncodedPath = trimmedBase + (encodedPath.hasPrefix("/") ? encodedPath : "/" + encodedPath)
         }
-        components.percentEncodedPath = joinedPath
         if let endpointQuery, !endpointQuery.isEmpty {
-            let existing = components.percentEncodedQuery.map { $0 + "&" } ?? ""
-            components.percentEncodedQuery = existing + endpointQuery
+            let encodedQuery = PercentEncoding.encode(endpointQuery, allowed: PercentEncoding.queryAllowed)
+            if let existing = components.percentEncodedQuery, !existing.isEmpty {
+                components.percentEncodedQuery = existing + "&" + encodedQuery
+            } else {
+                components.percentEncodedQuery = encodedQuery
+            }
         }
         guard let url = components.url else {
             throw LeashError.invalidURL(url: base.absoluteString + path, reason: "the path does not form a URL")
@@ -76,12 +81,7 @@ enum RequestBuilder {
         case let query as QueryEncodable:
             request.url = try QueryEncoding.url(url, appending: try QueryEncoding.pairs(of: query, encoder: encoder))
         case let dictionary as [String: Any] where method.encodesParametersInURL:
-            guard let values = dictionary as? [String: CustomStringConvertible] else {
-                throw LeashError.encoding(
-                    reason: "\(method) parameters go to the URL query, so every value must be CustomStringConvertible",
-                    underlying: nil)
-            }
-            request.url = try QueryEncoding.url(url, appending: QueryEncoding.pairs(of: values))
+            request.url = try QueryEncoding.url(url, appending: QueryEncoding.pairs(of: dictionary, method: method))
         case let body as Encodable:
             try requireBody(method: method, type: type(of: body))
             do {
@@ -92,9 +92,13 @@ enum RequestBuilder {
             setJSONContentType(&request)
         case let dictionary as [String: Any]:
             try requireBody(method: method, type: type(of: dictionary))
-            guard JSONSerialization.isValidJSONObject(dictionary) else {
+            // JSONSerialization raises an Objective-C exception (a crash) for values it
+            // cannot encode, so they are found first and reported with their key path.
+            if let invalid = JSONBodyValidation.firstInvalidValue(in: dictionary) {
                 throw LeashError.encoding(
-                    reason: "the dictionary holds values JSONSerialization cannot encode", underlying: nil)
+                    reason: "the value at \"\(invalid.pathDescription)\" (\(invalid.typeDescription)) cannot be sent "
+                        + "as JSON; use strings, numbers (finite), Bool, NSNull, arrays and [String: Any]",
+                    underlying: invalid.error)
             }
             do {
                 request.httpBody = try JSONSerialization.data(withJSONObject: dictionary, options: [.sortedKeys])
@@ -114,8 +118,8 @@ enum RequestBuilder {
     private static func requireBody(method: HTTPMethod, type: Any.Type) throws {
         guard method.allowsBody else {
             throw LeashError.encoding(
-                reason: "\(method) cannot carry a body, so \(type) cannot be sent; make it QueryEncodable to "
-                    + "send it in the query",
+                reason: "\(method) cannot carry a body, so \(type) cannot be sent; make it QueryEncodable (or "
+                    + "[String: CustomStringConvertible]) to send it in the query",
                 underlying: nil)
         }
     }
@@ -124,5 +128,72 @@ enum RequestBuilder {
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
             request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         }
+    }
+}
+
+/// Finds what `JSONSerialization` would refuse in a `[String: Any]` body.
+enum JSONBodyValidation {
+    /// A value that cannot be sent, where it is, and an `EncodingError` saying so.
+    struct InvalidValue {
+        let path: [String]
+        let value: Any
+
+        /// `user.tags[1]`; the top level is `(top level)`.
+        var pathDescription: String {
+            guard let first = path.first else { return "(top level)" }
+            return path.dropFirst().reduce(first) { $0 + ($1.hasPrefix("[") ? $1 : "." + $1) }
+        }
+
+        var typeDescription: String {
+            if let double = value as? Double, !double.isFinite { return "Double \(double)" }
+            if let float = value as? Float, !float.isFinite { return "Float \(float)" }
+            return "\(type(of: value))"
+        }
+
+        var error: EncodingError {
+            EncodingError.invalidValue(
+                value,
+                EncodingError.Context(
+                    codingPath: path.map(JSONPathKey.init(stringValue:)),
+                    debugDescription: "JSONSerialization cannot encode a value of type \(typeDescription)"))
+        }
+    }
+
+    /// The first value (in sorted key order) that JSONSerialization cannot encode.
+    static func firstInvalidValue(in dictionary: [String: Any]) -> InvalidValue? {
+        guard !JSONSerialization.isValidJSONObject(dictionary) else { return nil }
+        return search(dictionary, path: []) ?? InvalidValue(path: [], value: dictionary)
+    }
+
+    private static func search(_ value: Any, path: [String]) -> InvalidValue? {
+        switch value {
+        case let dictionary as [String: Any]:
+            for key in dictionary.keys.sorted() {
+                if let member = dictionary[key], let invalid = search(member, path: path + [key]) { return invalid }
+            }
+            return nil
+        case let array as [Any]:
+            for (index, element) in array.enumerated() {
+                if let invalid = search(element, path: path + ["[\(index)]"]) { return invalid }
+            }
+            return nil
+        default:
+            // A leaf is valid if JSONSerialization accepts it inside an array.
+            return JSONSerialization.isValidJSONObject([value]) ? nil : InvalidValue(path: path, value: value)
+        }
+    }
+}
+
+/// A key of a coding path built from strings, for the errors above.
+struct JSONPathKey: CodingKey {
+    let stringValue: String
+    let intValue: Int? = nil
+
+    init(stringValue: String) {
+        self.stringValue = stringValue
+    }
+
+    init?(intValue: Int) {
+        return nil
     }
 }

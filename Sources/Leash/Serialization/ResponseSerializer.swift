@@ -103,25 +103,60 @@ public struct DataResponseSerializer: ResponseSerializer {
     }
 }
 
-/// Returns the body as text, in the response's declared encoding (UTF-8 by default).
+/// Returns the body as text, in the charset the response declares (UTF-8 when it declares
+/// none, or one this serializer does not know).
+///
+/// Known charsets: UTF-8, US-ASCII, ISO-8859-1/-2, windows-1250…1254, UTF-16 and UTF-32
+/// (with or without byte order), Shift_JIS, EUC-JP, ISO-2022-JP and macintosh.
 public struct StringResponseSerializer: ResponseSerializer {
     /// Creates the serializer.
     public init() {}
 
     /// The body as a string.
+    ///
+    /// - Throws: `LeashError.serialization` when the body is not valid text in that charset.
     public func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: Swift.Error?) throws
         -> String
     {
         if let error { throw error }
         let body = data ?? Data()
-        var encoding = String.Encoding.utf8
-        if let name = response?.textEncodingName?.lowercased(), name == "iso-8859-1" || name == "latin1" {
-            encoding = .isoLatin1
-        }
+        let charset = response?.textEncodingName
+        let encoding = charset.flatMap(Self.encoding(forCharset:)) ?? .utf8
         guard let string = String(data: body, encoding: encoding) else {
-            throw LeashError.serialization(reason: "the body is not valid \(encoding) text", underlying: nil)
+            let declared = charset.map { "declared charset \"\($0)\"" } ?? "no declared charset"
+            throw LeashError.serialization(
+                reason: "the body (\(body.count) bytes) is not valid \(encoding) text (\(declared)); it begins: "
+                    + excerpt(of: body, limit: 40),
+                underlying: nil)
         }
         return string
+    }
+
+    /// The encoding of an IANA charset name, for the charsets listed above.
+    static func encoding(forCharset name: String) -> String.Encoding? {
+        let key = name.trimmingCharacters(in: CharacterSet(charactersIn: "\"' ")).lowercased()
+        switch key {
+        case "utf-8", "utf8": return .utf8
+        case "us-ascii", "ascii": return .ascii
+        case "iso-8859-1", "iso8859-1", "latin1", "iso_8859-1": return .isoLatin1
+        case "iso-8859-2", "iso8859-2", "latin2", "iso_8859-2": return .isoLatin2
+        case "windows-1250", "cp1250": return .windowsCP1250
+        case "windows-1251", "cp1251": return .windowsCP1251
+        case "windows-1252", "cp1252": return .windowsCP1252
+        case "windows-1253", "cp1253": return .windowsCP1253
+        case "windows-1254", "cp1254": return .windowsCP1254
+        case "utf-16": return .utf16
+        case "utf-16be": return .utf16BigEndian
+        case "utf-16le": return .utf16LittleEndian
+        case "utf-32": return .utf32
+        case "utf-32be": return .utf32BigEndian
+        case "utf-32le": return .utf32LittleEndian
+        case "shift_jis", "shift-jis", "sjis": return .shiftJIS
+        case "euc-jp": return .japaneseEUC
+        case "iso-2022-jp": return .iso2022JP
+        case "macintosh", "macroman": return .macOSRoman
+        default: return nil
+        }
     }
 }
 

@@ -120,12 +120,14 @@ public final class StubTransport: Transport, @unchecked Sendable {
                     return Disposables.create()
                 }
             }
-            let cancelled = BooleanDisposable()
+            // The pending delivery (and the observer it holds) is dropped on dispose, not
+            // kept by the queue until the deadline.
+            let pending = PendingDelivery(deliver)
             let nanoseconds = delay.stubNanoseconds
             DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                if !cancelled.isDisposed { deliver() }
+                pending.take()?()
             }
-            return cancelled
+            return Disposables.create { _ = pending.take() }
         }
     }
 }
@@ -142,6 +144,9 @@ public struct StubResponse: Sendable {
     public var delay: RxTimeInterval?
     /// A transport failure to answer with instead of a response.
     public var failure: URLError?
+    /// Why the script itself is broken (a `json(encoding:)` value that did not encode):
+    /// answered as that error, so that a test sees it rather than an empty body.
+    var scriptError: LeashError?
 
     /// A response.
     public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data(), delay: RxTimeInterval? = nil) {
@@ -150,6 +155,7 @@ public struct StubResponse: Sendable {
         self.body = body
         self.delay = delay
         self.failure = nil
+        self.scriptError = nil
     }
 
     /// A JSON body (`Content-Type: application/json`).
@@ -157,12 +163,19 @@ public struct StubResponse: Sendable {
         StubResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8), delay: delay)
     }
 
-    /// A JSON body encoded from `value`.
+    /// A JSON body encoded from `value`. A value that does not encode makes every answer
+    /// of this response fail with `LeashError.encoding` (keeping the encoder's error).
     public static func json<Value: Encodable>(
         encoding value: Value, status: Int = 200, encoder: JSONEncoder = JSONEncoder(), delay: RxTimeInterval? = nil
     ) -> StubResponse {
-        let body = (try? encoder.encode(value)) ?? Data()
-        return StubResponse(status: status, headers: ["Content-Type": "application/json"], body: body, delay: delay)
+        var response = StubResponse(status: status, headers: ["Content-Type": "application/json"], delay: delay)
+        do {
+            response.body = try encoder.encode(value)
+        } catch {
+            response.scriptError = .encoding(
+                reason: "the stub's \(Value.self) body could not be encoded to JSON", underlying: error)
+        }
+        return response
     }
 
     /// A text body.
@@ -195,6 +208,7 @@ public struct StubResponse: Sendable {
     }
 
     func makeOutcome(for request: URLRequest) -> Result<TransportResponse, LeashError> {
+        if let scriptError { return .failure(scriptError) }
         if let failure {
             return .failure(URLSessionTransport.leashError(for: failure))
         }
@@ -235,6 +249,24 @@ extension DispatchTimeInterval {
         case .nanoseconds(let value): return value
         case .never: return Int.max / 2
         @unknown default: return 0
+        }
+    }
+}
+
+/// A delivery waiting for its delay; taken once, by the timer or by dispose.
+private final class PendingDelivery: @unchecked Sendable {
+    // @unchecked: `action` is behind `lock`.
+    private let lock = NSLock()
+    private var action: (@Sendable () -> Void)?
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = action
+    }
+
+    func take() -> (@Sendable () -> Void)? {
+        lock.withLock {
+            defer { action = nil }
+            return action
         }
     }
 }

@@ -16,8 +16,9 @@ import Rx
 ///   URLSession's callbacks (disposing from a completion handler would do exactly that),
 ///   and never for a task that already finished;
 /// - a request disposed before it starts never creates a task;
-/// - the transport owns its session and invalidates it only when it is freed, so no task
-///   is ever created on an invalidated session;
+/// - the transport owns its session and invalidates it only when it is freed; every
+///   observable `send` returns holds the transport, so no task is ever created on an
+///   invalidated session (a fatal error in FoundationNetworking);
 /// - Leash enforces timeouts itself, so URLSession's whole-second timeouts are not used.
 ///
 /// Redirects are followed by URLSession (up to 20; a 307/308 after a POST loses the body
@@ -35,9 +36,11 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
 
     /// Creates a transport with a session of its own.
     ///
-    /// - Parameter configuration: The session configuration; its `urlCache` is removed
-    ///   (see above). By default an ephemeral configuration.
+    /// - Parameter configuration: The session configuration, copied; the copy's `urlCache`
+    ///   is removed (see above). By default an ephemeral configuration.
     public init(configuration: URLSessionConfiguration = .ephemeral) {
+        // A copy, so that the caller's configuration (perhaps shared) is left as it was.
+        let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let delegateQueue = OperationQueue()
@@ -52,10 +55,11 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
 
     /// Sends `request` with a data task; disposing cancels the task.
     public func send(_ request: URLRequest) -> Observable<TransportResponse> {
-        let session = self.session
-        let cancelQueue = self.cancelQueue
         let box = URLRequestBox(request)
-        return Observable.create { observer in
+        // The closure captures the transport itself, not only its session: the session is
+        // invalidated when the transport is freed, and this keeps it alive for as long as
+        // the observable can still be subscribed.
+        return Observable.create { [self] observer in
             let task = TaskState()
             let dataTask = session.dataTask(with: box.request) { data, response, error in
                 guard task.finish() else { return }
@@ -71,6 +75,7 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
                 observer.onCompleted()
             }
             task.start(dataTask)
+            let cancelQueue = self.cancelQueue
             return Disposables.create {
                 guard let running = task.cancelIfRunning() else { return }
                 cancelQueue.async { running.cancel() }
