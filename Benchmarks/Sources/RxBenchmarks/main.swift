@@ -27,7 +27,9 @@ struct Row {
 }
 
 // `--only NAME` runs one scenario, Leash only (for profiling).
-let only: String? = arguments.firstIndex(of: "--only").flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
+let only: String? = arguments.firstIndex(of: "--only").flatMap {
+    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+}
 
 func run(_ name: String, expect: Checksum, leash: () -> Checksum, openCombine: (() -> Checksum)?, floor: () -> Checksum)
     -> Row?
@@ -105,9 +107,13 @@ print("|---|---:|---:|---:|---:|---:|")
 for case let row? in rows {
     let openCombine = row.openCombine.map(seconds) ?? "(no operator)"
     let speedup = row.openCombine.map { ratio($0 / row.leash) } ?? "–"
-    print("| \(row.name) | \(seconds(row.leash)) | \(openCombine) | \(seconds(row.floor)) | \(speedup) | \(ratio(row.leash / row.floor)) |")
+    print(
+        "| \(row.name) | \(seconds(row.leash)) | \(openCombine) | \(seconds(row.floor)) | \(speedup) | \(ratio(row.leash / row.floor)) |"
+    )
 }
 let leashBytes = memoryPerSubscription("leash")
 let openCombineBytes = memoryPerSubscription("opencombine")
 let floorBytes = memoryPerSubscription("floor")
-print("| memory (bytes per live subscription) | \(leashBytes) B | \(openCombineBytes) B | \(floorBytes) B | \(ratio(Double(openCombineBytes) / Double(max(leashBytes, 1)))) | \(ratio(Double(leashBytes) / Double(max(floorBytes, 1)))) |")
+print(
+    "| memory (bytes per live subscription) | \(leashBytes) B | \(openCombineBytes) B | \(floorBytes) B | \(ratio(Double(openCombineBytes) / Double(max(leashBytes, 1)))) | \(ratio(Double(leashBytes) / Double(max(floorBytes, 1)))) |"
+)

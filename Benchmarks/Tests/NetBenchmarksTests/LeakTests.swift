@@ -7,13 +7,6 @@ import XCTest
 
 @testable import net_benchmarks
 
-/// Skips a test that shows a bug still open outside the benchmarks; with `RUN_OPEN_BUGS=1`
-/// in the environment it runs (and fails until the bug is fixed).
-private func skipForOpenBug(_ description: String) throws {
-    guard ProcessInfo.processInfo.environment["RUN_OPEN_BUGS"] == nil else { return }
-    throw XCTSkip("BUG: \(description)")
-}
-
 /// An endpoint that is an object, so a test can hold it weakly and see when an execution
 /// lets it go.
 private final class CanaryEndpoint: Endpoint {
@@ -46,13 +39,12 @@ final class LeakTests: XCTestCase {
         return Client(manager: try Manager.Builder().url("http://stub.invalid").transport(transport).build())
     }
 
-    // BUG: Sources/Leash/Execution/Client.swift, `execute(_:serializer:queue:completion:)`:
+    // Once a bug (fixed): Sources/Leash/Execution/Client.swift, `execute(_:serializer:queue:completion:)`:
     // the handle keeps the subscription (`handle.attach(subscription)`), the subscription's
     // handlers keep `deliver`, and `CallbackDelivery` keeps the handle: a cycle that only
     // `cancel()` breaks. Every callback execution leaks (~1.2 KB, plus whatever the
     // completion captures, such as a view controller).
     func testCallbackExecution_afterCompletion_releasesCompletionAndSubscription() throws {
-        try skipForOpenBug("a completed callback execution is never freed (Client.execute cycle through the handle)")
         let client = try stubClient()
         let start = Resources.total
         weak var weakCanary: Canary?
@@ -98,12 +90,11 @@ final class LeakTests: XCTestCase {
         XCTAssertTrue(eventually { Resources.total == start }, "Rx resources: \(Resources.total), at start \(start)")
     }
 
-    // BUG: Sources/Leash/Execution/Client.swift, `AsyncExecution`: `start` stores the
+    // Once a bug (fixed): Sources/Leash/Execution/Client.swift, `AsyncExecution`: `start` stores the
     // subscription in `self.subscription`, whose handlers capture `self`; only `cancel()`
     // clears it, so every `await client.execute` that completes leaks (~450 bytes: the
     // waiter and the subscription; the endpoint and the pipeline are freed).
     func testAsyncExecution_afterCompletion_releasesItsSubscription() throws {
-        try skipForOpenBug("a completed async execution is never freed (AsyncExecution keeps its subscription)")
         let client = try stubClient()
         let start = Resources.total
         weak var weakEndpoint: CanaryEndpoint?
@@ -123,13 +114,12 @@ final class LeakTests: XCTestCase {
         XCTAssertTrue(eventually { Resources.total == start }, "Rx resources: \(Resources.total), at start \(start)")
     }
 
-    // BUG: Sources/Rx/Core/ObservableType+Subscribe.swift, `SubscribeSink`: the returned
+    // Once a bug (fixed): Sources/Rx/Core/ObservableType+Subscribe.swift, `SubscribeSink`: the returned
     // disposable is the sink, which keeps `onNext`/`onError`/`onCompleted`/`onDisposed`
     // after the sequence terminated. RxSwift drops them (its SinkDisposer lets go of the
     // sink on dispose), so `self.bag = source.subscribe(onNext: { self… })` is no cycle
     // there once the source completes, and is one here. This is the root of both leaks above.
     func testSubscribe_afterCompletion_releasesItsHandlersWhileTheDisposableIsHeld() throws {
-        try skipForOpenBug("a terminated subscribe(onNext:…) keeps its handlers (SubscribeSink)")
         weak var weakCanary: Canary?
         var disposable: Disposable?
         do {

@@ -87,7 +87,6 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
     }
 
     func testCancel_dataRequestOnHang_closesTheConnectionAndNeverCallsBack() throws {
-        skipResourceCheck(becauseOf: .completedExecutionsStayAlive)
         let client = try makeClient()
         let called = expectation(description: "completion called")
         called.isInverted = true
@@ -102,7 +101,6 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
     }
 
     func testCancel_taskOfAsyncExecuteOnHang_throwsCancelledAndClosesTheConnection() async throws {
-        skipResourceCheck(becauseOf: .completedExecutionsStayAlive)
         let client = try makeClient()
         let server = self.server!
         let task = Task {
@@ -128,7 +126,6 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
 
     func testAlreadyCancelledTask_neverReachesTheServer() async throws {
         // LINUX-URLSESSION.md: with data(for:), 6-18 of 50 such requests still reached the server.
-        skipResourceCheck(becauseOf: .completedExecutionsStayAlive)
         let client = try makeClient()
         let outcomes = await Task {
             withUnsafeCurrentTask { $0?.cancel() }

@@ -45,7 +45,6 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
     // MARK: GET and decoding
 
     func testGet_json_decodesValueWithNetworkDetails() throws {
-        skipResourceCheck(becauseOf: .completedExecutionsStayAlive)
         let client = try makeClient()
         let done = expectation(description: "value")
         client.execute(SpecEndpoint("/json")) { (response: Response<LoopbackSample>) in
@@ -63,14 +62,12 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
     }
 
     func testGet_typedEndpoint_async_infersTheType() async throws {
-        skipResourceCheck(becauseOf: .completedExecutionsStayAlive)
         let client = try makeClient()
         let sample = try await client.execute(GetSample())
         XCTAssertEqual(sample.name, "Leash")
     }
 
     func testGet_resultCallback() throws {
-        skipResourceCheck(becauseOf: .completedExecutionsStayAlive)
         let client = try makeClient()
         let done = expectation(description: "result")
         client.execute(SpecEndpoint("/json")) { (result: Result<LoopbackSample, Error>) in
@@ -81,7 +78,6 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
     }
 
     func testGet_callbackQueue_deliversThere() throws {
-        skipResourceCheck(becauseOf: .completedExecutionsStayAlive)
         let queue = DispatchQueue(label: "leash.tests.callbacks")
         let key = DispatchSpecificKey<Int>()
         queue.setSpecific(key: key, value: 42)
@@ -289,7 +285,6 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
     // MARK: Volume
 
     func testConcurrency_64ExecutionsAtOnce_allSucceed() throws {
-        skipResourceCheck(becauseOf: .completedExecutionsStayAlive)
         let client = try makeClient()
         let count = 64
         let values = SpecLocked<[Int]>([])

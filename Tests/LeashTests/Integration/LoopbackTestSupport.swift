@@ -38,19 +38,11 @@ class LoopbackIntegrationCase: XCTestCase {
         resourcesAtStart = Resources.total
     }
 
-    private var skippedResourceCheck: KnownLeashBug?
-
     override func tearDown() {
-        if skippedResourceCheck == nil { assertResourcesReturn(to: resourcesAtStart) }
+        assertResourcesReturn(to: resourcesAtStart)
         server.stop()
         server = nil
         super.tearDown()
-    }
-
-    /// Leaves out the end-of-test resource check in a test that shows a known bug
-    /// elsewhere in its last lines; `ExecutionBugTests` shows the bug itself.
-    func skipResourceCheck(becauseOf bug: KnownLeashBug) {
-        skippedResourceCheck = bug
     }
 
     /// A client for the server (default transport unless `configure` sets one).
@@ -78,13 +70,6 @@ class LoopbackIntegrationCase: XCTestCase {
         let held = server.waitUntil(timeout: timeout, condition)
         XCTAssertTrue(held, "server never saw: \(description); counters \(server.counters)", file: file, line: line)
     }
-}
-
-/// Bugs outside this test suite's area that some tests must step around.
-enum KnownLeashBug {
-    /// BUG: the callback and async `Client.execute` forms keep each completed execution's
-    /// subscription alive (a retain cycle); see `ExecutionBugTests`.
-    case completedExecutionsStayAlive
 }
 
 /// The transport error inside a response, or a test failure.

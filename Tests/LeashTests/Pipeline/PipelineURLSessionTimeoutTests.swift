@@ -11,8 +11,6 @@ import XCTest
 /// A timeout that means "no limit" for Leash's own deadline must not crash the default
 /// transport either.
 final class PipelineURLSessionTimeoutTests: XCTestCase {
-    /// Set to false once RequestBuilder keeps `URLRequest.timeoutInterval` finite.
-    private static let requestBuilderPassesInfiniteTimeout = true
 
     private struct JSONEndpoint: Endpoint {
         var path: String { "/json" }
@@ -20,15 +18,8 @@ final class PipelineURLSessionTimeoutTests: XCTestCase {
     }
 
     func testURLSessionTransport_infiniteTimeout_executesWithoutCrashing() async throws {
-        // BUG: Sources/Leash/Encoding/RequestBuilder.swift:19 sets
-        // `request.timeoutInterval = max(60, (timeout ?? 0) + 5)`, which is infinite for
-        // `.timeout(.infinity)` (and above Int.max ms for 1e16 s); FoundationNetworking then
-        // traps in `_HTTPURLProtocol.configureEasyHandle` converting it to Int
-        // (signal 4, Illegal instruction), killing the process. Leash's own deadline treats
-        // such timeouts as no limit (PipelineTimeoutTests); the URLRequest's must stay finite.
-        if Self.requestBuilderPassesInfiniteTimeout {
-            throw XCTSkip("BUG: RequestBuilder passes an infinite timeoutInterval to URLSession, which crashes")
-        }
+        // URLSession traps on an infinite `timeoutInterval`: the request's must stay finite
+        // even when Leash's own deadline is "no limit".
         let server = try LoopbackServer()
         server.start()
         defer { server.stop() }

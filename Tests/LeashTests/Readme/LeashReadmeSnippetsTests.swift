@@ -694,7 +694,7 @@ final class LeashReadmeSnippetsTests: PipelineTestCase {
         guard case .encoding(let innerReason, _)? = underlying as? LeashError else {
             return XCTFail("expected the builder's own .encoding error inside, got \(String(describing: underlying))")
         }
-        XCTAssertTrue(innerReason.contains("JSONSerialization"), innerReason)
+        XCTAssertTrue(innerReason.contains("cannot be sent as JSON"), innerReason)
         XCTAssertTrue(stub.requests.isEmpty)
     }
 
