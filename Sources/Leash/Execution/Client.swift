@@ -96,7 +96,7 @@ open class Client: @unchecked Sendable {
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil,
         completion: @escaping (Response<Serializer.SerializedObject>) -> Void
     ) -> DataRequest {
-        let handle = DataRequest((try? urlRequest(for: endpoint)) ?? URLRequest(url: manager.baseURL))
+        let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
         let deliveryQueue = queue ?? manager.callbackQueue
         let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
         let subscription = execution(endpoint, serializer: serializer).subscribe(

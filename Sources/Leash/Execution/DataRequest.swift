@@ -41,8 +41,13 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
     private var finished = false
 
     /// Wraps a built request.
-    public init(_ request: URLRequest) {
-        self.convertible = request
+    public convenience init(_ request: URLRequest) {
+        self.init(convertible: request)
+    }
+
+    /// Wraps anything that produces a request.
+    init(convertible: URLRequestConvertible) {
+        self.convertible = convertible
     }
 
     /// The `URLRequest`.
@@ -107,4 +112,16 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
 
     /// Same as `isCancelled`.
     public var isDisposed: Bool { isCancelled }
+}
+
+/// An endpoint's request, built only if someone asks for it: the handle returned by
+/// `Client.execute` does not build the request a second time (the pipeline builds it, per
+/// attempt, reading the credential once).
+struct EndpointRequest: URLRequestConvertible {
+    let client: Client
+    let endpoint: Endpoint
+
+    func asURLRequest() throws -> URLRequest {
+        try client.urlRequest(for: endpoint)
+    }
 }

@@ -53,7 +53,10 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         let manager = client.manager
         let execution = Observable<ExecutionEvent<Value>>.create { observer in
             let output = SerialObserver(observer)
-            let subscription = pipeline.run(attempt: 1, progress: output)
+            let stages = DataStages(
+                client: pipeline.client, endpoint: pipeline.endpoint, interceptors: pipeline.interceptors,
+                progress: ProgressSink { output.onNext(ExecutionEvent(progress: $0)) })
+            let subscription = pipeline.run(attempt: 1, stages: stages)
                 .subscribe(
                     onNext: { response in
                         switch response {
@@ -89,152 +92,32 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     }
 
     /// One attempt and, on `RetrySignal`, the next ones.
-    private func run(attempt: Int, progress: SerialObserver<ExecutionEvent<Value>>) -> Observable<Response<Value>> {
+    private func run(attempt: Int, stages: DataStages) -> Observable<Response<Value>> {
         let pipeline = self
         let limit = client.manager.maximumRetryCount
-        return attemptStream(attempt: attempt, progress: progress)
-            .catch { error in
-                guard let signal = error as? RetrySignal else { return .error(error) }
-                guard attempt <= limit else {
-                    return .error(LeashError.retryLimitExceeded(attempts: attempt, lastError: signal.lastError))
-                }
-                progress.onNext(.retrying(attempt: attempt + 1))
-                return pipeline.run(attempt: attempt + 1, progress: progress)
+        let attemptStream = Observable.deferred {
+            let (outcomes, context) = stages.attempt(attempt)
+            return pipeline.serializationStage(outcomes, context: context)
+        }
+        return attemptStream.catch { error in
+            guard let signal = error as? RetrySignal else { return .error(error) }
+            guard attempt <= limit else {
+                return .error(LeashError.retryLimitExceeded(attempts: attempt, lastError: signal.lastError))
             }
-    }
-
-    private func attemptStream(attempt: Int, progress: SerialObserver<ExecutionEvent<Value>>)
-        -> Observable<Response<Value>>
-    {
-        let pipeline = self
-        return Observable.deferred {
-            let urlRequest: URLRequest
-            do {
-                urlRequest = try pipeline.client.urlRequest(for: pipeline.endpoint)
-            } catch {
-                // Nothing to send: the failure goes straight to the completion interceptors,
-                // which may still turn it around or retry.
-                let context = ExecutionContext(
-                    client: pipeline.client, endpoint: pipeline.endpoint,
-                    request: DataRequest(URLRequest(url: pipeline.client.manager.baseURL)), attempt: attempt)
-                let outcomes = pipeline.completionStage(.failure(LeashError.wrapping(error)), context: context)
-                return pipeline.serializationStage(pipeline.operatorStage(outcomes, context: context), context: context)
-            }
-            progress.onNext(.requestPrepared(urlRequest, attempt: attempt))
-            let context = ExecutionContext(
-                client: pipeline.client, endpoint: pipeline.endpoint, request: DataRequest(urlRequest),
-                attempt: attempt)
-            let outcomes = pipeline.executionStage(urlRequest, context: context, progress: progress)
-                .concatMap { pipeline.completionStage($0, context: context) }
-            return pipeline.serializationStage(pipeline.operatorStage(outcomes, context: context), context: context)
+            stages.progress.send(.retrying(attempt: attempt + 1))
+            return pipeline.run(attempt: attempt + 1, stages: stages)
         }
     }
 
-    // MARK: Stages
-
-    private func executionStage(
-        _ urlRequest: URLRequest, context: ExecutionContext, progress: SerialObserver<ExecutionEvent<Value>>
-    ) -> Observable<Response<Data>> {
-        let pipeline = self
-        return interceptorStage(interceptors.execution, context: context) { interceptor, chain in
-            interceptor.intercept(chain: chain)
-        }
-        .concatMap { outcome -> Observable<Response<Data>> in
-            switch outcome {
-            case .proceed: return pipeline.networkStage(urlRequest, context: context, progress: progress)
-            case .interim(let response), .complete(let response): return .just(response.fromInterceptor())
-            case .retry: return .error(RetrySignal(lastError: nil))
-            }
-        }
-    }
-
-    private func networkStage(
-        _ urlRequest: URLRequest, context: ExecutionContext, progress: SerialObserver<ExecutionEvent<Value>>
-    ) -> Observable<Response<Data>> {
-        let pipeline = self
-        let attempt = context.attempt
-        return Observable.deferred {
-            progress.onNext(.requestSent(urlRequest, attempt: attempt))
-            return pipeline.client.manager.transport.send(urlRequest)
-                .map { TransportResult.success($0) }
-                .catch { .just(TransportResult.failure($0)) }
-                .concatMap { result -> Observable<Response<Data>> in
-                    switch result {
-                    case .success(let response):
-                        progress.onNext(.responseReceived(response.httpResponse, data: response.data, attempt: attempt))
-                        return pipeline.successStage(response, request: urlRequest, context: context)
-                    case .failure(let error):
-                        return pipeline.failureStage(error, context: context)
-                    }
-                }
-        }
-    }
-
-    private func successStage(_ response: TransportResponse, request: URLRequest, context: ExecutionContext)
-        -> Observable<Response<Data>>
-    {
-        let acceptable = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
-        return interceptorStage(interceptors.success, context: context) { interceptor, chain in
-            interceptor.intercept(chain: chain, response: response.httpResponse, data: response.data)
-        }
-        .concatMap { outcome -> Observable<Response<Data>> in
-            switch outcome {
-            case .proceed:
-                let status = response.httpResponse.statusCode
-                guard acceptable.contains(status) else {
-                    let failure = StatusCodeFailure(
-                        statusCode: status, headers: headerDictionary(response.httpResponse), body: response.data,
-                        response: response.httpResponse, request: request)
-                    return .just(.failure(LeashError.unacceptableStatusCode(failure)))
-                }
-                let extra = ResponseExtra(
-                    source: .network, request: request, httpResponse: response.httpResponse, data: response.data)
-                return .just(.success(value: response.data, extra: extra))
-            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal(lastError: nil))
-            }
-        }
-    }
-
-    private func failureStage(_ error: Swift.Error, context: ExecutionContext) -> Observable<Response<Data>> {
-        interceptorStage(interceptors.failure, context: context, cause: error) { interceptor, chain in
-            interceptor.intercept(chain: chain, error: error)
-        }
-        .concatMap { outcome -> Observable<Response<Data>> in
-            switch outcome {
-            case .proceed: return .just(.failure(error))
-            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal(lastError: error))
-            }
-        }
-    }
-
-    private func completionStage(_ response: Response<Data>, context: ExecutionContext) -> Observable<Response<Data>> {
-        let cause = response.error
-        return interceptorStage(interceptors.completion, context: context, cause: cause) { interceptor, chain in
-            interceptor.intercept(chain: chain, response: response)
-        }
-        .concatMap { outcome -> Observable<Response<Data>> in
-            switch outcome {
-            case .proceed: return .just(response)
-            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal(lastError: cause))
-            }
-        }
-    }
-
-    private func operatorStage(_ outcomes: Observable<Response<Data>>, context: ExecutionContext)
-        -> Observable<Response<Data>>
-    {
-        interceptors.operators.reduce(outcomes) { stream, interceptor in
-            interceptor.intercept(stream, context: context)
-        }
-    }
-
+    /// Serializes each outcome and runs the serialization interceptors on it. Without
+    /// serialization interceptors this is a plain `map`.
     private func serializationStage(_ outcomes: Observable<Response<Data>>, context: ExecutionContext)
         -> Observable<Response<Value>>
     {
         let pipeline = self
+        guard !interceptors.serialization.isEmpty else {
+            return outcomes.map { response in Response(result: pipeline.serialize(response), extra: response.extra) }
+        }
         return outcomes.concatMap { response -> Observable<Response<Value>> in
             // The serialized value is handed from stage to stage, never shared: carried
             // across the `@Sendable` stage closures unchecked (values need not be Sendable).
@@ -272,6 +155,210 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
             } catch {
                 return .failure(LeashError.serialization(reason: "\(type(of: serializer)) failed", underlying: error))
             }
+        }
+    }
+}
+
+/// Progress of an execution, whatever its value type (see `ExecutionEvent`).
+enum ExecutionProgress: @unchecked Sendable {
+    // URLRequest/HTTPURLResponse/Data are immutable values here.
+    case requestPrepared(URLRequest, attempt: Int)
+    case requestSent(URLRequest, attempt: Int)
+    case responseReceived(HTTPURLResponse, data: Data, attempt: Int)
+    case retrying(attempt: Int)
+}
+
+extension ExecutionEvent {
+    init(progress: ExecutionProgress) {
+        switch progress {
+        case .requestPrepared(let request, let attempt): self = .requestPrepared(request, attempt: attempt)
+        case .requestSent(let request, let attempt): self = .requestSent(request, attempt: attempt)
+        case .responseReceived(let response, let data, let attempt):
+            self = .responseReceived(response, data: data, attempt: attempt)
+        case .retrying(let attempt): self = .retrying(attempt: attempt)
+        }
+    }
+}
+
+/// Where the data stages report progress; not generic, so that they need not be.
+final class ProgressSink: @unchecked Sendable {
+    // @unchecked: immutable; the handler feeds a `SerialObserver`, which is thread-safe.
+    private let handler: (ExecutionProgress) -> Void
+
+    init(_ handler: @escaping (ExecutionProgress) -> Void) {
+        self.handler = handler
+    }
+
+    func send(_ progress: ExecutionProgress) {
+        handler(progress)
+    }
+}
+
+/// The stages before serialization, on `Response<Data>`: build the request, execution
+/// interceptors, transport, success/failure interceptors and validation, completion
+/// interceptors, operator interceptors.
+///
+/// Deliberately not generic over the value type: Rx's operators then specialise for
+/// these concrete types, and a stage with no interceptors is left out of the chain
+/// altogether, so an execution without interceptors costs a few operators only.
+struct DataStages: @unchecked Sendable {
+    // @unchecked: immutable; the endpoint and interceptors are the app's, only read.
+    let client: Client
+    let endpoint: Endpoint
+    let interceptors: InterceptorSet
+    let progress: ProgressSink
+    let acceptableStatusCodes: Set<Int>
+
+    init(client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink) {
+        self.client = client
+        self.endpoint = endpoint
+        self.interceptors = interceptors
+        self.progress = progress
+        self.acceptableStatusCodes = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
+    }
+
+    /// The outcomes of one attempt, and its context (for the serialization stage).
+    func attempt(_ attempt: Int) -> (Observable<Response<Data>>, ExecutionContext) {
+        let urlRequest: URLRequest
+        do {
+            urlRequest = try client.urlRequest(for: endpoint)
+        } catch {
+            // Nothing to send: the failure goes straight to the completion interceptors,
+            // which may still turn it around or retry.
+            let context = ExecutionContext(
+                client: client, endpoint: endpoint, request: DataRequest(URLRequest(url: client.manager.baseURL)),
+                attempt: attempt)
+            let outcomes = completionStage(.failure(LeashError.wrapping(error)), context: context)
+            return (operatorStage(outcomes, context: context), context)
+        }
+        progress.send(.requestPrepared(urlRequest, attempt: attempt))
+        let context = ExecutionContext(
+            client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt)
+        var outcomes = executionStage(urlRequest, context: context)
+        if !interceptors.completion.isEmpty {
+            let stages = self
+            outcomes = outcomes.concatMap { stages.completionStage($0, context: context) }
+        }
+        return (operatorStage(outcomes, context: context), context)
+    }
+
+    private func executionStage(_ urlRequest: URLRequest, context: ExecutionContext) -> Observable<Response<Data>> {
+        guard !interceptors.execution.isEmpty else { return networkStage(urlRequest, context: context) }
+        let stages = self
+        return interceptorStage(interceptors.execution, context: context) { interceptor, chain in
+            interceptor.intercept(chain: chain)
+        }
+        .concatMap { outcome -> Observable<Response<Data>> in
+            switch outcome {
+            case .proceed: return stages.networkStage(urlRequest, context: context)
+            case .interim(let response), .complete(let response): return .just(response.fromInterceptor())
+            case .retry: return .error(RetrySignal(lastError: nil))
+            }
+        }
+    }
+
+    private func networkStage(_ urlRequest: URLRequest, context: ExecutionContext) -> Observable<Response<Data>> {
+        let stages = self
+        let attempt = context.attempt
+        let transport = client.manager.transport
+        // Without success or failure interceptors the transport's outcome is validated in
+        // place: two operators instead of a stage per outcome.
+        if interceptors.success.isEmpty && interceptors.failure.isEmpty {
+            return Observable.deferred {
+                stages.progress.send(.requestSent(urlRequest, attempt: attempt))
+                return transport.send(urlRequest)
+                    .map { response -> Response<Data> in
+                        stages.progress.send(
+                            .responseReceived(response.httpResponse, data: response.data, attempt: attempt))
+                        return stages.validated(response, request: urlRequest)
+                    }
+                    .catch { .just(.failure($0)) }
+            }
+        }
+        return Observable.deferred {
+            stages.progress.send(.requestSent(urlRequest, attempt: attempt))
+            return transport.send(urlRequest)
+                .map { TransportResult.success($0) }
+                .catch { .just(TransportResult.failure($0)) }
+                .concatMap { result -> Observable<Response<Data>> in
+                    switch result {
+                    case .success(let response):
+                        stages.progress.send(
+                            .responseReceived(response.httpResponse, data: response.data, attempt: attempt))
+                        return stages.successStage(response, request: urlRequest, context: context)
+                    case .failure(let error):
+                        return stages.failureStage(error, context: context)
+                    }
+                }
+        }
+    }
+
+    /// The response as an outcome: a value if its status is acceptable, else
+    /// `LeashError.unacceptableStatusCode`.
+    private func validated(_ response: TransportResponse, request: URLRequest) -> Response<Data> {
+        let status = response.httpResponse.statusCode
+        guard acceptableStatusCodes.contains(status) else {
+            let failure = StatusCodeFailure(
+                statusCode: status, headers: headerDictionary(response.httpResponse), body: response.data,
+                response: response.httpResponse, request: request)
+            return .failure(LeashError.unacceptableStatusCode(failure))
+        }
+        let extra = ResponseExtra(
+            source: .network, request: request, httpResponse: response.httpResponse, data: response.data)
+        return .success(value: response.data, extra: extra)
+    }
+
+    private func successStage(_ response: TransportResponse, request: URLRequest, context: ExecutionContext)
+        -> Observable<Response<Data>>
+    {
+        guard !interceptors.success.isEmpty else { return .just(validated(response, request: request)) }
+        let stages = self
+        return interceptorStage(interceptors.success, context: context) { interceptor, chain in
+            interceptor.intercept(chain: chain, response: response.httpResponse, data: response.data)
+        }
+        .concatMap { outcome -> Observable<Response<Data>> in
+            switch outcome {
+            case .proceed: return .just(stages.validated(response, request: request))
+            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
+            case .retry: return .error(RetrySignal(lastError: nil))
+            }
+        }
+    }
+
+    private func failureStage(_ error: Swift.Error, context: ExecutionContext) -> Observable<Response<Data>> {
+        guard !interceptors.failure.isEmpty else { return .just(.failure(error)) }
+        return interceptorStage(interceptors.failure, context: context, cause: error) { interceptor, chain in
+            interceptor.intercept(chain: chain, error: error)
+        }
+        .concatMap { outcome -> Observable<Response<Data>> in
+            switch outcome {
+            case .proceed: return .just(.failure(error))
+            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
+            case .retry: return .error(RetrySignal(lastError: error))
+            }
+        }
+    }
+
+    private func completionStage(_ response: Response<Data>, context: ExecutionContext) -> Observable<Response<Data>> {
+        guard !interceptors.completion.isEmpty else { return .just(response) }
+        let cause = response.error
+        return interceptorStage(interceptors.completion, context: context, cause: cause) { interceptor, chain in
+            interceptor.intercept(chain: chain, response: response)
+        }
+        .concatMap { outcome -> Observable<Response<Data>> in
+            switch outcome {
+            case .proceed: return .just(response)
+            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
+            case .retry: return .error(RetrySignal(lastError: cause))
+            }
+        }
+    }
+
+    private func operatorStage(_ outcomes: Observable<Response<Data>>, context: ExecutionContext)
+        -> Observable<Response<Data>>
+    {
+        interceptors.operators.reduce(outcomes) { stream, interceptor in
+            interceptor.intercept(stream, context: context)
         }
     }
 }
