@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 
 /// One network scenario: an API and how many requests it keeps in flight.
 struct NetworkMode {
@@ -6,6 +7,9 @@ struct NetworkMode {
         case raw = "raw URLSession"
         case callback = "leash callback"
         case async = "leash async"
+        /// `URLSessionTransport.send` alone, no pipeline: separates the transport's cost
+        /// from the pipeline's.
+        case transport = "URLSessionTransport only"
     }
 
     let api: API
@@ -19,6 +23,7 @@ struct NetworkBench {
     let server: ServerProcess
     let raw: RawClient
     let leash: LeashSetup
+    let transport = URLSessionTransport()
 
     /// `total` requests of `mode`, checked: each decoded to the expected value, each seen
     /// by the server, and for Leash each passed through the logger (twice) and the validator.
@@ -32,6 +37,12 @@ struct NetworkBench {
                 name: mode.name, operations: total, expect: Tally(values: total, served: total),
                 observe: { Tally(served: server.requestCount()) }
             ) { RawScenarios.callbacks(raw, total: total, inFlight: mode.concurrency) }
+        case .transport:
+            let transport = self.transport
+            return Scenario(
+                name: mode.name, operations: total, expect: Tally(values: total, served: total),
+                observe: { Tally(served: server.requestCount()) }
+            ) { RawScenarios.transport(transport, url: raw.url, total: total, inFlight: mode.concurrency) }
         case .callback, .async:
             return Scenario(
                 name: mode.name, operations: total,

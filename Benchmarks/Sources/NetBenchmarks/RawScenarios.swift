@@ -1,4 +1,6 @@
 import Foundation
+import Leash
+import Rx
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -11,7 +13,7 @@ final class RawClient: @unchecked Sendable {
     // @unchecked: immutable; URLSession is thread-safe, and JSONDecoder decodes
     // concurrently (it keeps no state between calls).
     private let session: URLSession
-    private let url: URL
+    let url: URL
     private let decoder = JSONDecoder()
 
     init(baseURL: URL) {
@@ -44,6 +46,18 @@ final class RawClient: @unchecked Sendable {
 }
 
 enum RawScenarios {
+    /// `total` requests through `URLSessionTransport.send`, decoded in the subscriber.
+    static func transport(_ transport: URLSessionTransport, url: URL, total: Int, inFlight: Int) -> Tally {
+        let decoder = JSONDecoder()
+        return closedLoop(total: total, inFlight: inFlight) { completion in
+            var request = URLRequest(url: url)
+            request.setValue(benchmarkToken, forHTTPHeaderField: "Authorization")
+            _ = transport.send(request).subscribe(
+                onNext: { response in completion(try? decoder.decode(Sample.self, from: response.data)) },
+                onError: { _ in completion(nil) })
+        }
+    }
+
     /// `total` requests, `inFlight` at a time.
     static func callbacks(_ client: RawClient, total: Int, inFlight: Int) -> Tally {
         closedLoop(total: total, inFlight: inFlight) { completion in client.get(completion: completion) }

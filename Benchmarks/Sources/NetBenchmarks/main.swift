@@ -30,7 +30,7 @@ let executions = option("--executions", default: 20_000)
 let inFlight = 64
 
 let modes = [1, inFlight].flatMap { concurrency in
-    [NetworkMode.API.raw, .callback, .async].map { NetworkMode(api: $0, concurrency: concurrency) }
+    [NetworkMode.API.raw, .transport, .callback, .async].map { NetworkMode(api: $0, concurrency: concurrency) }
 }
 
 let withInterceptors = PipelineSetup(interceptors: true)
