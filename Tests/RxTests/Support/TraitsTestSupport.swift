@@ -104,3 +104,11 @@ func traitsCapturingUnhandledErrors(_ body: () -> Void) -> [String] {
     Hooks.defaultErrorHandler = previous
     return captured.value
 }
+
+/// The events of the sequence that `make` creates, run under a fresh `TestScheduler` with
+/// the default times (created 100, subscribed 200, disposed 1000).
+func traitsEvents<Source: ObservableConvertibleType>(_ make: @escaping () -> Source)
+    -> [Recorded<Event<Source.Element>>]
+{
+    TestScheduler(initialClock: 0).start(make).events
+}
