@@ -31,7 +31,8 @@ extension PrimitiveSequence {
     public func retry<TriggerObservable: ObservableType, Error: Swift.Error>(
         when notificationHandler: @escaping @Sendable (Observable<Error>) -> TriggerObservable
     ) -> PrimitiveSequence<Trait, Element> {
-        PrimitiveSequence(raw: Observable.traitRetryWhen(source, Observable<Element>.traitTriggerFactory(notificationHandler)))
+        PrimitiveSequence(
+            raw: Observable.traitRetryWhen(source, Observable<Element>.traitTriggerFactory(notificationHandler)))
     }
 
     /// On error, subscribes again when the sequence that `notificationHandler` made from
@@ -39,7 +40,8 @@ extension PrimitiveSequence {
     public func retry<TriggerObservable: ObservableType>(
         when notificationHandler: @escaping @Sendable (Observable<Swift.Error>) -> TriggerObservable
     ) -> PrimitiveSequence<Trait, Element> {
-        PrimitiveSequence(raw: Observable.traitRetryWhen(source, Observable<Element>.traitTriggerFactory(notificationHandler)))
+        PrimitiveSequence(
+            raw: Observable.traitRetryWhen(source, Observable<Element>.traitTriggerFactory(notificationHandler)))
     }
 }
 

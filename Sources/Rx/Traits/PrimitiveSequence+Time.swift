@@ -48,7 +48,8 @@ extension PrimitiveSequence {
     public func timeout(
         _ dueTime: RxTimeInterval, other: PrimitiveSequence<Trait, Element>, scheduler: SchedulerType
     ) -> PrimitiveSequence<Trait, Element> {
-        PrimitiveSequence(raw: Observable.traitTimeout(source, dueTime: dueTime, other: other.source, scheduler: scheduler))
+        PrimitiveSequence(
+            raw: Observable.traitTimeout(source, dueTime: dueTime, other: other.source, scheduler: scheduler))
     }
 }
 
@@ -206,7 +207,9 @@ final class TraitTimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
     private let timer = SerialDisposable()
     private let subscription = SerialDisposable()
 
-    init(dueTime: RxTimeInterval, other: Observable<Element>, scheduler: SchedulerType, downstream: AnyObserver<Element>) {
+    init(
+        dueTime: RxTimeInterval, other: Observable<Element>, scheduler: SchedulerType, downstream: AnyObserver<Element>
+    ) {
         self.dueTime = dueTime
         self.other = other
         self.scheduler = scheduler

@@ -124,7 +124,8 @@ final class TraitZipSink<Source, Result>: Sink<Result>, @unchecked Sendable {
         self.count = count
         self.completesWhenUnmatchable = completesWhenUnmatchable
         self.resultSelector = resultSelector
-        lock = LockedState(State(values: Array(repeating: nil, count: count), isDone: Array(repeating: false, count: count)))
+        lock = LockedState(
+            State(values: Array(repeating: nil, count: count), isDone: Array(repeating: false, count: count)))
         subscriptions = (0..<count).map { _ in SingleAssignmentDisposable() }
         super.init(downstream: downstream)
     }

@@ -91,7 +91,9 @@ final class CompletableTests: RxTestCase {
         ]
         for factory in factories {
             let scheduler = TestScheduler(initialClock: 0)
-            let ys1: TestableObservable<Never> = scheduler.createHotObservable([.completed(250), .error(260, testError)])
+            let ys1: TestableObservable<Never> = scheduler.createHotObservable([
+                .completed(250), .error(260, testError),
+            ])
             let ys2: TestableObservable<Never> = scheduler.createHotObservable([.completed(300)])
             let res = scheduler.start { factory(ys1.asCompletable(), ys2.asCompletable()) }
             XCTAssertEqual(res.events, [.completed(300)])
@@ -154,7 +156,9 @@ final class CompletableTests: RxTestCase {
         ]
         for factory in factories {
             let scheduler = TestScheduler(initialClock: 0)
-            let ys1: TestableObservable<Never> = scheduler.createHotObservable([.completed(250), .error(260, testError)])
+            let ys1: TestableObservable<Never> = scheduler.createHotObservable([
+                .completed(250), .error(260, testError),
+            ])
             let ys2: TestableObservable<Never> = scheduler.createHotObservable([.completed(300)])
             let res = scheduler.start { factory(ys1.asCompletable(), ys2.asCompletable()) }
             XCTAssertEqual(res.events, [.completed(300)])

@@ -130,7 +130,8 @@ final class PrimitiveSequenceOperatorTests: RxTestCase {
 
     func testCatch_continuesWithTheHandlersSequence() {
         XCTAssertEqual(
-            traitsEvents { Single<Int>.error(testError).catch { _ in Single.just(2) } }, [.next(200, 2), .completed(200)])
+            traitsEvents { Single<Int>.error(testError).catch { _ in Single.just(2) } },
+            [.next(200, 2), .completed(200)])
         XCTAssertEqual(traitsEvents { Single.just(1).catch { _ in Single.just(2) } }, [.next(200, 1), .completed(200)])
         XCTAssertEqual(
             traitsEvents { Completable.error(testError).catch { _ in Completable.empty() } }, [.completed(200)])
@@ -152,7 +153,8 @@ final class PrimitiveSequenceOperatorTests: RxTestCase {
     }
 
     func testCatchAndReturn_succeedsWithTheElement() {
-        XCTAssertEqual(traitsEvents { Single<Int>.error(testError).catchAndReturn(2) }, [.next(200, 2), .completed(200)])
+        XCTAssertEqual(
+            traitsEvents { Single<Int>.error(testError).catchAndReturn(2) }, [.next(200, 2), .completed(200)])
     }
 
     func testRetry_resubscribesUpToTheAttemptCount() {
@@ -243,7 +245,9 @@ final class PrimitiveSequenceOperatorTests: RxTestCase {
 
     func testRetryWhen_errorOfAnotherTypeEndsTheSequence() {
         XCTAssertEqual(
-            traitsEvents { Single<Int>.error(RxError.unknown).retry(when: { (errors: Observable<TestError>) in errors }) },
+            traitsEvents {
+                Single<Int>.error(RxError.unknown).retry(when: { (errors: Observable<TestError>) in errors })
+            },
             [.error(200, RxError.unknown)])
     }
 

@@ -237,9 +237,11 @@ final class SingleTests: RxTestCase {
         XCTAssertEqual(
             traitsEvents { Single.just(1).flatMapMaybe { Maybe.just($0 * 2) } },
             [.next(200, 2), .completed(200)])
-        XCTAssertEqual(traitsEvents { Single.just(1).flatMapMaybe { _ in Maybe<Int>.empty() } }, [
-            .completed(200)
-        ])
+        XCTAssertEqual(
+            traitsEvents { Single.just(1).flatMapMaybe { _ in Maybe<Int>.empty() } },
+            [
+                .completed(200)
+            ])
     }
 
     func testFlatMapCompletable_completesWithTheInner() {
