@@ -1,24 +1,30 @@
-// The producers and sinks behind the hot trait operators (`Single.just`, `map`,
-// `flatMap`, `subscribe(onSuccess:…)`): one allocation per operator and per subscription,
-// and `@usableFromInline` so that client modules specialise them.
+// The producers behind the hot trait operators (`Single.just`, `map`, `flatMap`): one
+// allocation each. A producer class's overridden `run` always executes unspecialised
+// (through the generic vtable entry), so each producer carries a non-capturing closure,
+// created in its `@inlinable` initialiser and so specialised by the client module, that
+// does the actual work.
 
 /// `just` for traits: the element, then `completed`, during subscription.
 @usableFromInline
 final class TraitJustProducer<Element>: Observable<Element>, @unchecked Sendable {
-    // Sendable: the element is immutable and only ever handed to observers.
+    // Sendable: immutable; the element is only handed to observers.
     @usableFromInline let element: Element
+    @usableFromInline let emit: (TraitJustProducer<Element>, AnyObserver<Element>) -> Disposable
 
     @inlinable
     init(_ element: Element) {
         self.element = element
+        emit = { producer, observer in
+            observer.on(.next(producer.element))
+            observer.on(.completed)
+            return NopDisposable.instance
+        }
         super.init()
     }
 
     @inlinable
     override func run(_ observer: AnyObserver<Element>) -> Disposable {
-        observer.on(.next(element))
-        observer.on(.completed)
-        return NopDisposable.instance
+        emit(self, observer)
     }
 }
 
@@ -27,19 +33,23 @@ final class TraitJustProducer<Element>: Observable<Element>, @unchecked Sendable
 final class TraitMapProducer<Source, Result>: Observable<Result>, @unchecked Sendable {
     @usableFromInline let source: Observable<Source>
     @usableFromInline let transform: @Sendable (Source) throws -> Result
+    @usableFromInline let subscribeSink: (TraitMapProducer<Source, Result>, AnyObserver<Result>) -> Disposable
 
     @inlinable
     init(source: Observable<Source>, transform: @escaping @Sendable (Source) throws -> Result) {
         self.source = source
         self.transform = transform
+        subscribeSink = { producer, observer in
+            let sink = MapSink(transform: producer.transform, downstream: observer)
+            sink.traitAttach(producer.source.run(AnyObserver { sink.on($0) }))
+            return sink
+        }
         super.init()
     }
 
     @inlinable
     override func run(_ observer: AnyObserver<Result>) -> Disposable {
-        let sink = MapSink(transform: transform, downstream: observer)
-        sink.attach(source.run(AnyObserver { sink.on($0) }))
-        return sink
+        subscribeSink(self, observer)
     }
 }
 
@@ -49,6 +59,8 @@ final class TraitMapProducer<Source, Result>: Observable<Result>, @unchecked Sen
 final class TraitFlatMapProducer<Source, InnerTrait, Result>: Observable<Result>, @unchecked Sendable {
     @usableFromInline let source: Observable<Source>
     @usableFromInline let selector: @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Result>
+    @usableFromInline let subscribeSink:
+        (TraitFlatMapProducer<Source, InnerTrait, Result>, AnyObserver<Result>) -> Disposable
 
     @inlinable
     init(
@@ -57,14 +69,17 @@ final class TraitFlatMapProducer<Source, InnerTrait, Result>: Observable<Result>
     ) {
         self.source = source
         self.selector = selector
+        subscribeSink = { producer, observer in
+            let sink = TraitFlatMapSink(selector: producer.selector, downstream: observer)
+            sink.traitAttach(producer.source.run(AnyObserver { sink.on($0) }))
+            return sink
+        }
         super.init()
     }
 
     @inlinable
     override func run(_ observer: AnyObserver<Result>) -> Disposable {
-        let sink = TraitFlatMapSink(selector: selector, downstream: observer)
-        sink.attach(source.run(AnyObserver { sink.on($0) }))
-        return sink
+        subscribeSink(self, observer)
     }
 }
 
@@ -104,7 +119,7 @@ final class TraitFlatMapSink<Source, InnerTrait, Result>: Sink<Result>, @uncheck
                 forwardTerminal(.error(error))
                 return
             }
-            storeInner(sequence.source.subscribe(AnyObserver { self.onInner($0) }))
+            storeInner(sequence.source.traitSubscribeInner(AnyObserver { self.onInner($0) }))
         case .error(let error):
             forwardTerminal(.error(error))
         case .completed:
@@ -127,6 +142,14 @@ final class TraitFlatMapSink<Source, InnerTrait, Result>: Sink<Result>, @uncheck
 
     @inlinable
     func storeInner(_ disposable: Disposable) {
+        // An inner sequence that already finished (the usual case for `just`) needs no
+        // keeping: its own terminal event released it.
+        let current = progress.load()
+        if current & 16 != 0 {
+            disposable.dispose()
+            return
+        }
+        if current & 4 != 0 { return }
         inner = disposable
         if progress.fetchOr(8) & 16 != 0 {
             inner = nil
@@ -182,16 +205,41 @@ extension Observable {
         }
     }
 
-    /// Subscribes `observer` through a sink of `subscribeSink`'s kind, on the trampoline
-    /// if none runs on this thread, as `ObservableType.subscribe(onNext:…)` does.
+    /// Subscribes an inner sequence, exactly as `subscribe(_:)` does (on the trampoline if
+    /// none runs on this thread) but without its generic observer conversion.
+    @inlinable
+    func traitSubscribeInner(_ observer: AnyObserver<Element>) -> Disposable {
+        if CurrentThreadScheduler.isScheduleRequired {
+            return CurrentThreadScheduler.runTrampolined { run(observer) }
+        }
+        return run(observer)
+    }
+
+    /// Subscribes `observer` through `sink`, on the trampoline if none runs on this
+    /// thread, as `ObservableType.subscribe(onNext:…)` does.
     @inlinable
     func traitSubscribe<Core: SubscriptionCore>(_ sink: Core, observer: AnyObserver<Element>) -> Disposable {
         if CurrentThreadScheduler.isScheduleRequired {
-            CurrentThreadScheduler.runTrampolined { sink.attach(run(observer)) }
+            CurrentThreadScheduler.runTrampolined { sink.traitAttach(run(observer)) }
         } else {
-            sink.attach(run(observer))
+            sink.traitAttach(run(observer))
         }
         return sink
+    }
+}
+
+extension SubscriptionCore {
+    /// `attach(_:)`, with a shortcut for the usual case of a trait that finished
+    /// synchronously: when this subscription is already disposed, the disposing thread saw
+    /// no upstream attached and will never touch it, so the upstream is disposed at once
+    /// without being stored.
+    @inlinable
+    final func traitAttach(_ disposable: Disposable) {
+        if isDisposed {
+            disposable.dispose()
+        } else {
+            attach(disposable)
+        }
     }
 }
 
