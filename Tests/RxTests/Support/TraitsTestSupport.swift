@@ -112,3 +112,32 @@ func traitsEvents<Source: ObservableConvertibleType>(_ make: @escaping () -> Sou
 {
     TestScheduler(initialClock: 0).start(make).events
 }
+
+/// A scheduler over a dispatch queue, for tests that need real threads (the core has no
+/// dispatch-based scheduler of its own).
+final class TraitsQueueScheduler: SchedulerType {
+    let queue: DispatchQueue
+
+    init(label: String, concurrent: Bool = false) {
+        queue = DispatchQueue(label: label, attributes: concurrent ? [.concurrent] : [])
+    }
+
+    var now: RxTime { Date() }
+
+    func schedule<StateType>(_ state: StateType, action: @escaping @Sendable (StateType) -> Disposable)
+        -> Disposable
+    {
+        scheduleRelative(state, dueTime: .nanoseconds(0), action: action)
+    }
+
+    func scheduleRelative<StateType>(
+        _ state: StateType, dueTime: RxTimeInterval, action: @escaping @Sendable (StateType) -> Disposable
+    ) -> Disposable {
+        let cancel = BooleanDisposable()
+        let box = TraitsBox(state)
+        queue.asyncAfter(deadline: .now() + dueTime) {
+            if !cancel.isDisposed { _ = action(box.value) }
+        }
+        return cancel
+    }
+}

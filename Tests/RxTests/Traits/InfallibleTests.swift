@@ -171,3 +171,18 @@ final class InfallibleTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(220, 5), .completed(300)])
     }
 }
+
+extension InfallibleTests {
+    func testFlatMap_reentrantElementsAreDeliveredInOrderWithoutDeadlock() {
+        let subject = PublishSubject<Int>()
+        var received: [Int] = []
+        let subscription = subject.asInfallible(onErrorJustReturn: 0).flatMap { Infallible.just($0) }.subscribe(
+            onNext: { value in
+                received.append(value)
+                if value < 3 { subject.onNext(value + 1) }
+            })
+        subject.onNext(1)
+        XCTAssertEqual(received, [1, 2, 3])
+        subscription.dispose()
+    }
+}

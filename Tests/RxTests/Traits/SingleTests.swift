@@ -318,3 +318,21 @@ final class SingleTests: RxTestCase {
         XCTAssertEqual(sum, 20_000)
     }
 }
+
+extension SingleTests {
+    func testSubscribe_disposingFromInsideOnSuccessIsHarmless() {
+        let subscription = TraitsBox<Disposable?>(nil)
+        var log: [String] = []
+        let subject = PublishSubject<Int>()
+        subscription.value = subject.asSingle().subscribe(
+            onSuccess: { value in
+                log.append("success \(value)")
+                subscription.value?.dispose()
+            }, onDisposed: { log.append("disposed") })
+        subject.onNext(1)
+        subject.onCompleted()
+        XCTAssertEqual(log, ["success 1", "disposed"])
+        XCTAssertFalse(subject.hasObservers)
+        subscription.value = nil
+    }
+}
