@@ -31,8 +31,8 @@ extension ObservableType where Element: RxAbstractInteger {
 /// One subscription of `timer` / `interval`.
 final class TimerSink<Element: RxAbstractInteger>: Sink<Element>, @unchecked Sendable {
     func start(dueTime: RxTimeInterval, period: RxTimeInterval?, scheduler: SchedulerType) {
-        if isNeverInterval(dueTime) { return }
-        if let period, !isNeverInterval(period) {
+        if timerIntervalIsNever(dueTime) { return }
+        if let period, !timerIntervalIsNever(period) {
             attach(scheduler.schedulePeriodic(Element.zero, startAfter: dueTime, period: period) { self.tick($0) })
         } else {
             let completes = period == nil
@@ -57,7 +57,7 @@ final class TimerSink<Element: RxAbstractInteger>: Sink<Element>, @unchecked Sen
 
 /// Whether `interval` is `.never`: work due then is never scheduled, since no scheduler can
 /// represent that date.
-func isNeverInterval(_ interval: RxTimeInterval) -> Bool {
+func timerIntervalIsNever(_ interval: RxTimeInterval) -> Bool {
     if case .never = interval { return true }
     return false
 }

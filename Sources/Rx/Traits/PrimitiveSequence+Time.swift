@@ -25,7 +25,7 @@ extension PrimitiveSequence {
         return PrimitiveSequence(
             raw: Observable<Element>.make { observer in
                 let sink = TraitDeferredSubscriptionSink(downstream: observer)
-                if isNeverInterval(dueTime) { return sink }
+                if timerIntervalIsNever(dueTime) { return sink }
                 sink.schedule.setDisposable(
                     scheduler.scheduleRelative((), dueTime: dueTime) { _ in
                         sink.subscription.setDisposable(source.subscribe(AnyObserver { sink.forwardEvent($0) }))
@@ -143,7 +143,7 @@ final class TraitDelaySink<Element>: Sink<Element>, @unchecked Sendable {
                 defer { state.isActive = true }
                 return !state.isActive
             }
-            if startDrain && !isNeverInterval(dueTime) {
+            if startDrain && !timerIntervalIsNever(dueTime) {
                 drainSchedule.disposable = scheduler.scheduleRecursive((), dueTime: dueTime) { _, recurse in
                     self.drain { recurse((), $0) }
                 }
@@ -239,7 +239,7 @@ final class TraitTimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
     }
 
     private func startTimer(id: Int) {
-        if timer.isDisposed || isNeverInterval(dueTime) { return }
+        if timer.isDisposed || timerIntervalIsNever(dueTime) { return }
         let slot = SingleAssignmentDisposable()
         timer.disposable = slot
         slot.setDisposable(
