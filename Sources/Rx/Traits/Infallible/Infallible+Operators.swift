@@ -1,0 +1,194 @@
+extension InfallibleType {
+    /// Transforms each element with `transform`.
+    public func map<Result>(_ transform: @escaping @Sendable (Element) -> Result) -> Infallible<Result> {
+        Infallible(TraitMapProducer(source: asObservable(), transform: transform))
+    }
+
+    /// Only the elements for which `predicate` is true.
+    public func filter(_ predicate: @escaping @Sendable (Element) -> Bool) -> Infallible<Element> {
+        Infallible(asObservable().filter(predicate))
+    }
+
+    /// The elements transformed by `transform`, without the `nil` results.
+    public func compactMap<Result>(_ transform: @escaping @Sendable (Element) -> Result?) -> Infallible<Result> {
+        Infallible(Observable.traitCompactMap(asObservable(), transform))
+    }
+
+    /// The elements of all the sequences that `selector` makes from the elements, merged
+    /// as they come; completes once this sequence and every inner one have completed.
+    ///
+    /// As in RxSwift, `selector` may return any observable: an error from it would break
+    /// the guarantee, so it should return sequences that cannot fail.
+    public func flatMap<Source: ObservableConvertibleType>(_ selector: @escaping @Sendable (Element) -> Source)
+        -> Infallible<Source.Element>
+    {
+        let source = asObservable()
+        let select = Observable<Element>.infallibleSelector(selector)
+        return Infallible(
+            Observable<Source.Element>.make { observer in
+                let sink = InfallibleFlatMapSink(selector: select.value, downstream: observer)
+                sink.attach(source.run(AnyObserver { sink.on($0) }))
+                return sink
+            })
+    }
+
+    /// The elements of the sequence that `selector` made from the latest element: each
+    /// new element disposes the previous inner sequence. Completes once this sequence and
+    /// the latest inner one have completed.
+    public func flatMapLatest<Source: ObservableConvertibleType>(_ selector: @escaping @Sendable (Element) -> Source)
+        -> Infallible<Source.Element>
+    {
+        let source = asObservable()
+        let select = Observable<Element>.infallibleSelector(selector)
+        return Infallible(
+            Observable<Source.Element>.make { observer in
+                let sink = InfallibleFlatMapLatestSink(selector: select.value, downstream: observer)
+                sink.attach(source.run(AnyObserver { sink.on($0) }))
+                return sink
+            })
+    }
+}
+
+extension Observable {
+    /// Erases the inner sequence's type, so that the subscription closure needs no
+    /// conformance of it (the selector is `@Sendable`; the box only carries the erasure).
+    fileprivate static func infallibleSelector<Source: ObservableConvertibleType>(
+        _ selector: @escaping @Sendable (Element) -> Source
+    ) -> UncheckedSendable<(Element) -> Observable<Source.Element>> {
+        UncheckedSendable({ selector($0).asObservable() })
+    }
+}
+
+/// One subscription of `Infallible.flatMap`: every inner sequence is subscribed as its
+/// element arrives; their events, and the source's, are serialised through the
+/// `DeliveryQueue`.
+final class InfallibleFlatMapSink<Source, Result>: Sink<Result>, @unchecked Sendable {
+    private struct State {
+        /// The source and the inner sequences still running.
+        var active = 1
+        var delivery = DeliveryQueue<Result>()
+    }
+
+    private let selector: (Source) -> Observable<Result>
+    private let lock = LockedState(State())
+    private let inners = CompositeDisposable()
+
+    init(selector: @escaping (Source) -> Observable<Result>, downstream: AnyObserver<Result>) {
+        self.selector = selector
+        super.init(downstream: downstream)
+    }
+
+    func on(_ event: Event<Source>) {
+        switch event {
+        case .next(let element):
+            guard !isStoppedOrDisposed else { return }
+            let inner = selector(element)
+            let slot = SingleAssignmentDisposable()
+            guard let key = inners.insert(slot) else { return }
+            lock.withLock { $0.active += 1 }
+            slot.setDisposable(inner.subscribe(AnyObserver { self.onInner($0, key: key) }))
+        case .error(let error):
+            deliver(.error(error))
+        case .completed:
+            finishOne()
+        }
+    }
+
+    private func onInner(_ event: Event<Result>, key: CompositeDisposable.DisposeKey) {
+        switch event {
+        case .next, .error:
+            deliver(event)
+        case .completed:
+            inners.remove(for: key)
+            finishOne()
+        }
+    }
+
+    private func finishOne() {
+        let first = lock.withLock { state -> Event<Result>? in
+            state.active -= 1
+            return state.active == 0 ? state.delivery.submit(.completed) : nil
+        }
+        drain(first)
+    }
+
+    private func deliver(_ event: Event<Result>) {
+        drain(lock.withLock { $0.delivery.submit(event) })
+    }
+
+    private func drain(_ first: Event<Result>?) {
+        lock.drain(startingWith: first, queue: \.delivery) { forwardEvent($0) }
+    }
+
+    override func didDispose() {
+        inners.dispose()
+    }
+}
+
+/// One subscription of `Infallible.flatMapLatest`: only the latest inner sequence's
+/// events go through (an older one's are recognised by their id); delivery is
+/// serialised through the `DeliveryQueue`.
+final class InfallibleFlatMapLatestSink<Source, Result>: Sink<Result>, @unchecked Sendable {
+    private struct State {
+        var latest = 0
+        var hasInner = false
+        var isSourceDone = false
+        var delivery = DeliveryQueue<Result>()
+    }
+
+    private let selector: (Source) -> Observable<Result>
+    private let lock = LockedState(State())
+    private let inner = SerialDisposable()
+
+    init(selector: @escaping (Source) -> Observable<Result>, downstream: AnyObserver<Result>) {
+        self.selector = selector
+        super.init(downstream: downstream)
+    }
+
+    func on(_ event: Event<Source>) {
+        switch event {
+        case .next(let element):
+            guard !isStoppedOrDisposed else { return }
+            let sequence = selector(element)
+            let id = lock.withLock { state -> Int in
+                state.latest &+= 1
+                state.hasInner = true
+                return state.latest
+            }
+            let slot = SingleAssignmentDisposable()
+            // Replacing the previous inner subscription disposes it.
+            inner.disposable = slot
+            slot.setDisposable(sequence.subscribe(AnyObserver { self.onInner($0, id: id) }))
+        case .error(let error):
+            drain(lock.withLock { $0.delivery.submit(.error(error)) })
+        case .completed:
+            let first = lock.withLock { state -> Event<Result>? in
+                state.isSourceDone = true
+                return state.hasInner ? nil : state.delivery.submit(.completed)
+            }
+            drain(first)
+        }
+    }
+
+    private func onInner(_ event: Event<Result>, id: Int) {
+        let first = lock.withLock { state -> Event<Result>? in
+            guard state.latest == id else { return nil }
+            switch event {
+            case .next, .error:
+                return state.delivery.submit(event)
+            case .completed:
+                state.hasInner = false
+                return state.isSourceDone ? state.delivery.submit(.completed) : nil
+            }
+        }
+        drain(first)
+    }
+
+    private func drain(_ first: Event<Result>?) {
+        lock.drain(startingWith: first, queue: \.delivery) { forwardEvent($0) }
+    }
+
+    override func didDispose() {
+        inner.dispose()
+    }
+}

@@ -1,0 +1,196 @@
+extension PrimitiveSequenceType where Trait == SingleTrait {
+    /// The single's element, awaited; its error is thrown.
+    ///
+    /// Cancelling the awaiting task disposes the subscription and throws
+    /// `CancellationError`.
+    ///
+    /// ```swift
+    /// let user = try await client.rx.execute(GetUser(id: 1)).value
+    /// ```
+    public var value: Element {
+        get async throws {
+            let source = primitiveSequence.source
+            let box = try await traitAwait { bridge in
+                source.traitSubscribe(
+                    TraitSubscribeSink<Element>(
+                        onSuccess: { bridge.finish(.success(UncheckedSendable($0))) },
+                        onFailure: { bridge.finish(.failure($0)) }, onCompleted: nil, onDisposed: nil,
+                        requiresElement: true))
+            }
+            return box.value
+        }
+    }
+
+    /// A single whose subscription runs `work` in a new task; cancelling the subscription
+    /// cancels the task. (RxSwift's name for this bridge; there is no `async` overload of
+    /// `create`.)
+    ///
+    /// ```swift
+    /// let avatar = Single<Data>.from { try await imageLoader.load(url) }
+    /// ```
+    public static func from(_ work: @escaping @Sendable () async throws -> Element) -> Single<Element> {
+        create { observer in
+            let task = Task {
+                do {
+                    observer(.success(try await work()))
+                } catch {
+                    observer(.failure(error))
+                }
+            }
+            return Disposables.create { task.cancel() }
+        }
+    }
+}
+
+extension PrimitiveSequenceType where Trait == MaybeTrait {
+    /// The maybe's element, or `nil` if it completes without one, awaited; its error is
+    /// thrown.
+    ///
+    /// Cancelling the awaiting task disposes the subscription and throws
+    /// `CancellationError`.
+    public var value: Element? {
+        get async throws {
+            let source = primitiveSequence.source
+            let box = try await traitAwait { bridge in
+                source.traitSubscribe(
+                    TraitSubscribeSink<Element>(
+                        onSuccess: { bridge.finish(.success(UncheckedSendable(Optional($0)))) },
+                        onFailure: { bridge.finish(.failure($0)) },
+                        onCompleted: { bridge.finish(.success(UncheckedSendable(nil))) }, onDisposed: nil,
+                        requiresElement: false))
+            }
+            return box.value
+        }
+    }
+
+    /// A maybe whose subscription runs `work` in a new task, completing without an element
+    /// when `work` is `nil`; cancelling the subscription cancels the task.
+    public static func from(_ work: (@Sendable () async throws -> Element)?) -> Maybe<Element> {
+        create { observer in
+            guard let work else {
+                observer(.completed)
+                return Disposables.create()
+            }
+            let task = Task {
+                do {
+                    observer(.success(try await work()))
+                } catch {
+                    observer(.error(error))
+                }
+            }
+            return Disposables.create { task.cancel() }
+        }
+    }
+}
+
+extension PrimitiveSequenceType where Trait == CompletableTrait, Element == Swift.Never {
+    /// The completable's completion, awaited; its error is thrown.
+    ///
+    /// Cancelling the awaiting task disposes the subscription and throws
+    /// `CancellationError`.
+    public var value: Void {
+        get async throws {
+            let source = primitiveSequence.source
+            _ = try await traitAwait { bridge in
+                source.traitSubscribe(
+                    TraitSubscribeSink<Never>(
+                        onSuccess: nil, onFailure: { bridge.finish(.failure($0)) },
+                        onCompleted: { bridge.finish(.success(())) }, onDisposed: nil, requiresElement: false))
+            }
+        }
+    }
+
+    /// A completable whose subscription runs `work` in a new task; cancelling the
+    /// subscription cancels the task.
+    public static func from(_ work: @escaping @Sendable () async throws -> Void) -> Completable {
+        create { observer in
+            let task = Task {
+                do {
+                    try await work()
+                    observer(.completed)
+                } catch {
+                    observer(.error(error))
+                }
+            }
+            return Disposables.create { task.cancel() }
+        }
+    }
+}
+
+extension Observable {
+    /// Subscribes `sink`, which must call `on` for events, like `subscribe(onNext:…)` does.
+    fileprivate func traitSubscribe(_ sink: TraitSubscribeSink<Element>) -> Disposable {
+        traitSubscribe(sink, observer: AnyObserver { sink.on($0) })
+    }
+}
+
+/// Awaits the outcome that `subscribe` reports to the bridge it is given; cancelling the
+/// task disposes the subscription and throws `CancellationError`.
+private func traitAwait<Value: Sendable>(_ subscribe: (TraitAwaitBridge<Value>) -> Disposable) async throws -> Value {
+    let bridge = TraitAwaitBridge<Value>()
+    return try await withTaskCancellationHandler {
+        try await withCheckedThrowingContinuation { continuation in
+            bridge.start(continuation, subscribe: subscribe)
+        }
+    } onCancel: {
+        bridge.cancel()
+    }
+}
+
+/// Connects one subscription to one continuation: whichever of the outcome and the
+/// cancellation comes first resumes the continuation, exactly once, and cancellation
+/// disposes the subscription (at once, or as soon as it exists).
+final class TraitAwaitBridge<Value: Sendable>: RxResource, @unchecked Sendable {
+    private struct State {
+        var continuation: CheckedContinuation<Value, Swift.Error>?
+        var subscription: Disposable?
+        var isCancelled = false
+        var isFinished = false
+    }
+
+    private let state = LockedState(State())
+
+    fileprivate func start(
+        _ continuation: CheckedContinuation<Value, Swift.Error>, subscribe: (TraitAwaitBridge<Value>) -> Disposable
+    ) {
+        let isCancelled = state.withLock { state -> Bool in
+            if !state.isCancelled { state.continuation = continuation }
+            return state.isCancelled
+        }
+        if isCancelled {
+            continuation.resume(throwing: CancellationError())
+            return
+        }
+        let subscription = subscribe(self)
+        let disposeNow = state.withLock { state -> Bool in
+            if state.isCancelled || state.isFinished { return true }
+            state.subscription = subscription
+            return false
+        }
+        if disposeNow { subscription.dispose() }
+    }
+
+    func finish(_ result: Result<Value, Swift.Error>) {
+        let continuation = state.withLock { state -> CheckedContinuation<Value, Swift.Error>? in
+            state.isFinished = true
+            state.subscription = nil
+            defer { state.continuation = nil }
+            return state.continuation
+        }
+        continuation?.resume(with: result)
+    }
+
+    fileprivate func cancel() {
+        let (continuation, subscription) = state.withLock {
+            state -> (CheckedContinuation<Value, Swift.Error>?, Disposable?) in
+            state.isCancelled = true
+            defer {
+                state.continuation = nil
+                state.subscription = nil
+            }
+            return (state.continuation, state.subscription)
+        }
+        subscription?.dispose()
+        continuation?.resume(throwing: CancellationError())
+    }
+}

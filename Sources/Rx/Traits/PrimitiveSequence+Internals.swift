@@ -1,0 +1,254 @@
+// The producers behind the hot trait operators (`Single.just`, `map`, `flatMap`): one
+// allocation each. A producer class's overridden `run` always executes unspecialised
+// (through the generic vtable entry), so each producer carries a non-capturing closure,
+// created in its `@inlinable` initialiser and so specialised by the client module, that
+// does the actual work.
+
+/// `just` for traits: the element, then `completed`, during subscription.
+@usableFromInline
+final class TraitJustProducer<Element>: Observable<Element>, @unchecked Sendable {
+    // Sendable: immutable; the element is only handed to observers.
+    @usableFromInline let element: Element
+    @usableFromInline let emit: (TraitJustProducer<Element>, AnyObserver<Element>) -> Disposable
+
+    @inlinable
+    init(_ element: Element) {
+        self.element = element
+        emit = { producer, observer in
+            observer.on(.next(producer.element))
+            observer.on(.completed)
+            return NopDisposable.instance
+        }
+        super.init()
+    }
+
+    @inlinable
+    override func run(_ observer: AnyObserver<Element>) -> Disposable {
+        emit(self, observer)
+    }
+}
+
+/// `map` for traits, over the core's `MapSink`.
+@usableFromInline
+final class TraitMapProducer<Source, Result>: Observable<Result>, @unchecked Sendable {
+    @usableFromInline let source: Observable<Source>
+    @usableFromInline let transform: @Sendable (Source) throws -> Result
+    @usableFromInline let subscribeSink: (TraitMapProducer<Source, Result>, AnyObserver<Result>) -> Disposable
+
+    @inlinable
+    init(source: Observable<Source>, transform: @escaping @Sendable (Source) throws -> Result) {
+        self.source = source
+        self.transform = transform
+        subscribeSink = { producer, observer in
+            let sink = MapSink(transform: producer.transform, downstream: observer)
+            sink.traitAttach(producer.source.run(AnyObserver { sink.on($0) }))
+            return sink
+        }
+        super.init()
+    }
+
+    @inlinable
+    override func run(_ observer: AnyObserver<Result>) -> Disposable {
+        subscribeSink(self, observer)
+    }
+}
+
+/// `flatMap` for traits: the source's element becomes an inner trait, whose events go
+/// downstream.
+@usableFromInline
+final class TraitFlatMapProducer<Source, InnerTrait, Result>: Observable<Result>, @unchecked Sendable {
+    @usableFromInline let source: Observable<Source>
+    @usableFromInline let selector: @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Result>
+    @usableFromInline let subscribeSink:
+        (TraitFlatMapProducer<Source, InnerTrait, Result>, AnyObserver<Result>) -> Disposable
+
+    @inlinable
+    init(
+        source: Observable<Source>,
+        selector: @escaping @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Result>
+    ) {
+        self.source = source
+        self.selector = selector
+        subscribeSink = { producer, observer in
+            let sink = TraitFlatMapSink(selector: producer.selector, downstream: observer)
+            sink.traitAttach(producer.source.run(AnyObserver { sink.on($0) }))
+            return sink
+        }
+        super.init()
+    }
+
+    @inlinable
+    override func run(_ observer: AnyObserver<Result>) -> Disposable {
+        subscribeSink(self, observer)
+    }
+}
+
+/// One subscription of a trait `flatMap`.
+///
+/// The source has at most one element, so there is at most one inner subscription. It
+/// completes once both the source and the inner sequence (if any) have completed. The
+/// inner disposable is handed over with the same atomic protocol as `SubscriptionCore`'s
+/// upstream: whoever sees both "stored" and "disposed" disposes it.
+@usableFromInline
+final class TraitFlatMapSink<Source, InnerTrait, Result>: Sink<Result>, @unchecked Sendable {
+    @usableFromInline let selector: @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Result>
+    /// Bits: 1 inner started, 2 source completed, 4 inner completed, 8 inner disposable
+    /// stored, 16 inner must be disposed.
+    @usableFromInline let progress = AtomicInt(0)
+    @usableFromInline var inner: Disposable?
+
+    @inlinable
+    init(
+        selector: @escaping @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Result>,
+        downstream: AnyObserver<Result>
+    ) {
+        self.selector = selector
+        super.init(downstream: downstream)
+    }
+
+    @inlinable
+    func on(_ event: Event<Source>) {
+        switch event {
+        case .next(let element):
+            // A trait has at most one element; anything after the first is ignored.
+            guard !isStoppedOrDisposed, progress.fetchOr(1) & 1 == 0 else { return }
+            let sequence: PrimitiveSequence<InnerTrait, Result>
+            do {
+                sequence = try selector(element)
+            } catch {
+                forwardTerminal(.error(error))
+                return
+            }
+            storeInner(sequence.source.traitSubscribeInner(AnyObserver { self.onInner($0) }))
+        case .error(let error):
+            forwardTerminal(.error(error))
+        case .completed:
+            let previous = progress.fetchOr(2)
+            if previous & 1 == 0 || previous & 4 != 0 { forwardTerminal(.completed) }
+        }
+    }
+
+    @inlinable
+    func onInner(_ event: Event<Result>) {
+        switch event {
+        case .next:
+            forward(event)
+        case .error:
+            forwardTerminal(event)
+        case .completed:
+            if progress.fetchOr(4) & 2 != 0 { forwardTerminal(.completed) }
+        }
+    }
+
+    @inlinable
+    func storeInner(_ disposable: Disposable) {
+        // An inner sequence that already finished (the usual case for `just`) needs no
+        // keeping: its own terminal event released it.
+        let current = progress.load()
+        if current & 16 != 0 {
+            disposable.dispose()
+            return
+        }
+        if current & 4 != 0 { return }
+        inner = disposable
+        if progress.fetchOr(8) & 16 != 0 {
+            inner = nil
+            disposable.dispose()
+        }
+    }
+
+    @usableFromInline
+    override func didDispose() {
+        if progress.fetchOr(16) & 8 != 0 {
+            let disposable = inner
+            inner = nil
+            disposable?.dispose()
+        }
+    }
+}
+
+/// `compactMap` for traits: the transformed element, or nothing when it is `nil`.
+final class TraitCompactMapSink<Source, Result>: Sink<Result>, @unchecked Sendable {
+    private let transform: @Sendable (Source) throws -> Result?
+
+    init(transform: @escaping @Sendable (Source) throws -> Result?, downstream: AnyObserver<Result>) {
+        self.transform = transform
+        super.init(downstream: downstream)
+    }
+
+    func on(_ event: Event<Source>) {
+        switch event {
+        case .next(let element):
+            guard !isStoppedOrDisposed else { return }
+            do {
+                if let result = try transform(element) { forward(.next(result)) }
+            } catch {
+                forwardTerminal(.error(error))
+            }
+        case .error(let error):
+            forwardTerminal(.error(error))
+        case .completed:
+            forwardTerminal(.completed)
+        }
+    }
+}
+
+extension Observable {
+    /// `compactMap` over the trait sink (the `Observable` operator is not ours to write).
+    static func traitCompactMap<Source>(
+        _ source: Observable<Source>, _ transform: @escaping @Sendable (Source) throws -> Element?
+    ) -> Observable<Element> {
+        make { observer in
+            let sink = TraitCompactMapSink(transform: transform, downstream: observer)
+            sink.attach(source.run(AnyObserver { sink.on($0) }))
+            return sink
+        }
+    }
+
+    /// Subscribes an inner sequence, exactly as `subscribe(_:)` does (on the trampoline if
+    /// none runs on this thread) but without its generic observer conversion.
+    @inlinable
+    func traitSubscribeInner(_ observer: AnyObserver<Element>) -> Disposable {
+        if CurrentThreadScheduler.isScheduleRequired {
+            return CurrentThreadScheduler.runTrampolined { run(observer) }
+        }
+        return run(observer)
+    }
+
+    /// Subscribes `observer` through `sink`, on the trampoline if none runs on this
+    /// thread, as `ObservableType.subscribe(onNext:…)` does.
+    @inlinable
+    func traitSubscribe<Core: SubscriptionCore>(_ sink: Core, observer: AnyObserver<Element>) -> Disposable {
+        if CurrentThreadScheduler.isScheduleRequired {
+            CurrentThreadScheduler.runTrampolined { sink.traitAttach(run(observer)) }
+        } else {
+            sink.traitAttach(run(observer))
+        }
+        return sink
+    }
+}
+
+extension SubscriptionCore {
+    /// `attach(_:)`, with a shortcut for the usual case of a trait that finished
+    /// synchronously: when this subscription is already disposed, the disposing thread saw
+    /// no upstream attached and will never touch it, so the upstream is disposed at once
+    /// without being stored.
+    @inlinable
+    final func traitAttach(_ disposable: Disposable) {
+        if isDisposed {
+            disposable.dispose()
+        } else {
+            attach(disposable)
+        }
+    }
+}
+
+/// Reports an error that reached a trait subscription without an error handler.
+@usableFromInline
+func traitReportUnhandled(_ error: Swift.Error, to handler: ((Swift.Error) -> Void)?) {
+    if let handler {
+        handler(error)
+    } else {
+        Hooks.defaultErrorHandler([], error)
+    }
+}
