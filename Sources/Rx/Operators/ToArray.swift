@@ -4,18 +4,15 @@ extension ObservableType {
     /// An error from the source ends the sequence with it, and the elements collected so
     /// far are dropped. An empty source emits `[]`.
     ///
-    /// RxSwift 6 returns `Single<[Element]>`; this returns the same events as an
-    /// `Observable` until the `Single` trait is available here.
-    ///
-    /// - Returns: A sequence of one element, the array of the source's elements, then
-    ///   `completed`.
-    public func toArray() -> Observable<[Element]> {
+    /// - Returns: A `Single` of the array of the source's elements (as in RxSwift 6).
+    public func toArray() -> Single<[Element]> {
         let source = asObservable()
-        return Observable<[Element]>.make { observer in
-            let sink = ToArraySink(downstream: observer)
-            sink.attach(source.run(AnyObserver { sink.on($0) }))
-            return sink
-        }
+        return Single(
+            raw: Observable<[Element]>.make { observer in
+                let sink = ToArraySink(downstream: observer)
+                sink.attach(source.run(AnyObserver { sink.on($0) }))
+                return sink
+            })
     }
 }
 

@@ -40,8 +40,8 @@ final class ToArrayTests: RxTestCase {
     func testToArray_eachSubscriptionCollectsItsOwnElements() {
         let numbers = Observable.of(1, 2, 3).toArray()
         var results: [[Int]] = []
-        _ = numbers.subscribe(onNext: { results.append($0) })
-        _ = numbers.subscribe(onNext: { results.append($0) })
+        _ = numbers.subscribe(onSuccess: { results.append($0) })
+        _ = numbers.subscribe(onSuccess: { results.append($0) })
         XCTAssertEqual(results, [[1, 2, 3], [1, 2, 3]])
     }
 }
