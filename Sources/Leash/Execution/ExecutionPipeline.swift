@@ -5,11 +5,16 @@ import Rx
     import FoundationNetworking
 #endif
 
-/// The stages of one execution, each an operator over a stream:
+/// The stages of one execution:
 ///
 /// build the request → execution interceptors → transport → success or failure
 /// interceptors (then status validation) → completion interceptors → operator
 /// interceptors → serialization → serialization interceptors → values.
+///
+/// Each attempt is a stream of outcomes: the stages up to the completion interceptors are
+/// one operator (`AttemptProducer`, a state machine, for speed); operator interceptors,
+/// serialization and its interceptors, retries and the deadline are operators composed on
+/// it.
 ///
 /// Outcomes travel as `Response<Data>` elements (failures too, so that interceptors can
 /// turn them around); progress goes straight to the execution's observer, through the
@@ -194,13 +199,12 @@ final class ProgressSink: @unchecked Sendable {
     }
 }
 
-/// The stages before serialization, on `Response<Data>`: build the request, execution
-/// interceptors, transport, success/failure interceptors and validation, completion
-/// interceptors, operator interceptors.
+/// The stages before serialization, on `Response<Data>`: build the request, then one
+/// `AttemptProducer` (execution interceptors, transport, success/failure interceptors and
+/// validation, completion interceptors), then the operator interceptors.
 ///
-/// Deliberately not generic over the value type: Rx's operators then specialise for
-/// these concrete types, and a stage with no interceptors is left out of the chain
-/// altogether, so an execution without interceptors costs a few operators only.
+/// Deliberately not generic over the value type, so that nothing here pays for generic
+/// metadata at run time.
 struct DataStages: @unchecked Sendable {
     // @unchecked: immutable; the endpoint and interceptors are the app's, only read.
     let client: Client
@@ -219,83 +223,27 @@ struct DataStages: @unchecked Sendable {
 
     /// The outcomes of one attempt, and its context (for the serialization stage).
     func attempt(_ attempt: Int) -> (Observable<Response<Data>>, ExecutionContext) {
-        let urlRequest: URLRequest
+        let request: Result<URLRequest, Swift.Error>
+        let context: ExecutionContext
         do {
-            urlRequest = try client.urlRequest(for: endpoint)
+            let urlRequest = try client.urlRequest(for: endpoint)
+            request = .success(urlRequest)
+            progress.send(.requestPrepared(urlRequest, attempt: attempt))
+            context = ExecutionContext(
+                client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt)
         } catch {
-            // Nothing to send: the failure goes straight to the completion interceptors,
-            // which may still turn it around or retry.
-            let context = ExecutionContext(
+            request = .failure(error)
+            context = ExecutionContext(
                 client: client, endpoint: endpoint, request: DataRequest(URLRequest(url: client.manager.baseURL)),
                 attempt: attempt)
-            let outcomes = completionStage(.failure(LeashError.wrapping(error)), context: context)
-            return (operatorStage(outcomes, context: context), context)
         }
-        progress.send(.requestPrepared(urlRequest, attempt: attempt))
-        let context = ExecutionContext(
-            client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt)
-        var outcomes = executionStage(urlRequest, context: context)
-        if !interceptors.completion.isEmpty {
-            let stages = self
-            outcomes = outcomes.concatMap { stages.completionStage($0, context: context) }
-        }
+        let outcomes = AttemptProducer(stages: self, request: request, context: context).asObservable()
         return (operatorStage(outcomes, context: context), context)
-    }
-
-    private func executionStage(_ urlRequest: URLRequest, context: ExecutionContext) -> Observable<Response<Data>> {
-        guard !interceptors.execution.isEmpty else { return networkStage(urlRequest, context: context) }
-        let stages = self
-        return interceptorStage(interceptors.execution, context: context) { interceptor, chain in
-            interceptor.intercept(chain: chain)
-        }
-        .concatMap { outcome -> Observable<Response<Data>> in
-            switch outcome {
-            case .proceed: return stages.networkStage(urlRequest, context: context)
-            case .interim(let response), .complete(let response): return .just(response.fromInterceptor())
-            case .retry: return .error(RetrySignal(lastError: nil))
-            }
-        }
-    }
-
-    private func networkStage(_ urlRequest: URLRequest, context: ExecutionContext) -> Observable<Response<Data>> {
-        let stages = self
-        let attempt = context.attempt
-        let transport = client.manager.transport
-        // Without success or failure interceptors the transport's outcome is validated in
-        // place: two operators instead of a stage per outcome.
-        if interceptors.success.isEmpty && interceptors.failure.isEmpty {
-            return Observable.deferred {
-                stages.progress.send(.requestSent(urlRequest, attempt: attempt))
-                return transport.send(urlRequest)
-                    .map { response -> Response<Data> in
-                        stages.progress.send(
-                            .responseReceived(response.httpResponse, data: response.data, attempt: attempt))
-                        return stages.validated(response, request: urlRequest)
-                    }
-                    .catch { .just(.failure($0)) }
-            }
-        }
-        return Observable.deferred {
-            stages.progress.send(.requestSent(urlRequest, attempt: attempt))
-            return transport.send(urlRequest)
-                .map { TransportResult.success($0) }
-                .catch { .just(TransportResult.failure($0)) }
-                .concatMap { result -> Observable<Response<Data>> in
-                    switch result {
-                    case .success(let response):
-                        stages.progress.send(
-                            .responseReceived(response.httpResponse, data: response.data, attempt: attempt))
-                        return stages.successStage(response, request: urlRequest, context: context)
-                    case .failure(let error):
-                        return stages.failureStage(error, context: context)
-                    }
-                }
-        }
     }
 
     /// The response as an outcome: a value if its status is acceptable, else
     /// `LeashError.unacceptableStatusCode`.
-    private func validated(_ response: TransportResponse, request: URLRequest) -> Response<Data> {
+    func validated(_ response: TransportResponse, request: URLRequest) -> Response<Data> {
         let status = response.httpResponse.statusCode
         guard acceptableStatusCodes.contains(status) else {
             let failure = StatusCodeFailure(
@@ -306,52 +254,6 @@ struct DataStages: @unchecked Sendable {
         let extra = ResponseExtra(
             source: .network, request: request, httpResponse: response.httpResponse, data: response.data)
         return .success(value: response.data, extra: extra)
-    }
-
-    private func successStage(_ response: TransportResponse, request: URLRequest, context: ExecutionContext)
-        -> Observable<Response<Data>>
-    {
-        guard !interceptors.success.isEmpty else { return .just(validated(response, request: request)) }
-        let stages = self
-        return interceptorStage(interceptors.success, context: context) { interceptor, chain in
-            interceptor.intercept(chain: chain, response: response.httpResponse, data: response.data)
-        }
-        .concatMap { outcome -> Observable<Response<Data>> in
-            switch outcome {
-            case .proceed: return .just(stages.validated(response, request: request))
-            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal(lastError: nil))
-            }
-        }
-    }
-
-    private func failureStage(_ error: Swift.Error, context: ExecutionContext) -> Observable<Response<Data>> {
-        guard !interceptors.failure.isEmpty else { return .just(.failure(error)) }
-        return interceptorStage(interceptors.failure, context: context, cause: error) { interceptor, chain in
-            interceptor.intercept(chain: chain, error: error)
-        }
-        .concatMap { outcome -> Observable<Response<Data>> in
-            switch outcome {
-            case .proceed: return .just(.failure(error))
-            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal(lastError: error))
-            }
-        }
-    }
-
-    private func completionStage(_ response: Response<Data>, context: ExecutionContext) -> Observable<Response<Data>> {
-        guard !interceptors.completion.isEmpty else { return .just(response) }
-        let cause = response.error
-        return interceptorStage(interceptors.completion, context: context, cause: cause) { interceptor, chain in
-            interceptor.intercept(chain: chain, response: response)
-        }
-        .concatMap { outcome -> Observable<Response<Data>> in
-            switch outcome {
-            case .proceed: return .just(response)
-            case .interim(let result), .complete(let result): return .just(result.fromInterceptor())
-            case .retry: return .error(RetrySignal(lastError: cause))
-            }
-        }
     }
 
     private func operatorStage(_ outcomes: Observable<Response<Data>>, context: ExecutionContext)
@@ -387,13 +289,6 @@ struct InterceptorSet: @unchecked Sendable {
 struct Carried<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
-}
-
-/// A transport's outcome as an element, so failures reach the failure interceptors.
-enum TransportResult: @unchecked Sendable {
-    // TransportResponse and errors are immutable values.
-    case success(TransportResponse)
-    case failure(Swift.Error)
 }
 
 extension Response {
