@@ -49,6 +49,9 @@ public final class Manager: @unchecked Sendable {
     public let scheduler: SchedulerType
     /// The interceptors sorted by kind.
     let interceptorSet: InterceptorSet
+    /// The base URL's string without a trailing slash, for joining paths without parsing
+    /// it again; `nil` if it has a query or fragment (then paths are joined in full).
+    let baseURLPrefix: String?
 
     init(builder: Builder, baseURL: URL) {
         self.baseURL = baseURL
@@ -64,5 +67,12 @@ public final class Manager: @unchecked Sendable {
         self.maximumRetryCount = builder.retryLimit
         self.scheduler = builder.schedulerValue ?? DispatchTimerScheduler.shared
         self.interceptorSet = InterceptorSet(builder.interceptorList)
+        let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
+        if let components, components.percentEncodedQuery == nil, components.percentEncodedFragment == nil {
+            let string = baseURL.absoluteString
+            self.baseURLPrefix = string.hasSuffix("/") ? String(string.dropLast()) : string
+        } else {
+            self.baseURLPrefix = nil
+        }
     }
 }

@@ -10,7 +10,8 @@ enum RequestBuilder {
     static let userAgent = "Leash/1.0"
 
     static func urlRequest(for endpoint: Endpoint, manager: Manager) throws -> URLRequest {
-        let url = try self.url(for: endpoint.path, base: manager.baseURL)
+        let path = endpoint.path
+        let url = try fastURL(for: path, prefix: manager.baseURLPrefix) ?? self.url(for: path, base: manager.baseURL)
         var request = URLRequest(url: url)
         request.httpMethod = endpoint.method.rawValue
         // Leash enforces its own timeout exactly; URLSession's (whole seconds, idle-based
@@ -31,6 +32,17 @@ enum RequestBuilder {
             endpoint.parameters, method: endpoint.method, into: &request,
             encoder: endpoint.jsonEncoder ?? manager.jsonEncoder)
         return request
+    }
+
+    /// The common case without parsing the base URL again: a base without query or
+    /// fragment (`prefix` is its string without a trailing slash) and a path made only of
+    /// characters a path allows as they are. `nil` when the general way is needed.
+    static func fastURL(for path: String, prefix: String?) -> URL? {
+        guard let prefix, !path.isEmpty else { return nil }
+        for byte in path.utf8 where !PercentEncoding.pathAllowed.contains(byte) || byte == UInt8(ascii: "%") {
+            return nil
+        }
+        return URL(string: path.utf8.first == UInt8(ascii: "/") ? prefix + path : prefix + "/" + path)
     }
 
     /// Joins `path` to `base` with exactly one slash between them; a trailing slash of

@@ -97,19 +97,28 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     }
 
     /// One attempt and, on `RetrySignal`, the next ones.
+    ///
+    /// Without serialization interceptors nothing after the completion stage can retry, so
+    /// the retries are handled on `Response<Data>` (not generic, cheaper) and serialization
+    /// is one `map`; otherwise a retry from the serialization stage restarts the whole
+    /// attempt here.
     private func run(attempt: Int, stages: DataStages) -> Observable<Response<Value>> {
         let pipeline = self
-        let limit = client.manager.maximumRetryCount
+        if interceptors.serialization.isEmpty {
+            return stages.outcomesWithRetries(from: attempt).map { response in
+                Response(result: pipeline.serialize(response), extra: response.extra)
+            }
+        }
         let attemptStream = Observable.deferred {
             let (outcomes, context) = stages.attempt(attempt)
             return pipeline.serializationStage(outcomes, context: context)
         }
         return attemptStream.catch { error in
-            guard let signal = error as? RetrySignal else { return .error(error) }
-            guard attempt <= limit else {
-                return .error(LeashError.retryLimitExceeded(attempts: attempt, lastError: signal.lastError))
+            do {
+                try stages.prepareRetry(after: error, attempt: attempt)
+            } catch {
+                return .error(error)
             }
-            stages.progress.send(.retrying(attempt: attempt + 1))
             return pipeline.run(attempt: attempt + 1, stages: stages)
         }
     }
@@ -219,6 +228,32 @@ struct DataStages: @unchecked Sendable {
         self.interceptors = interceptors
         self.progress = progress
         self.acceptableStatusCodes = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
+    }
+
+    /// The outcomes of attempt `attempt` and, on `RetrySignal`, of the next ones, up to the
+    /// manager's retry limit.
+    func outcomesWithRetries(from attempt: Int) -> Observable<Response<Data>> {
+        let stages = self
+        return Observable.deferred { stages.attempt(attempt).0 }
+            .catch { error in
+                do {
+                    try stages.prepareRetry(after: error, attempt: attempt)
+                } catch {
+                    return .error(error)
+                }
+                return stages.outcomesWithRetries(from: attempt + 1)
+            }
+    }
+
+    /// Decides whether an attempt that ended with `error` is followed by another:
+    /// announces the retry, or throws the error that ends the execution (`error` itself,
+    /// or `retryLimitExceeded` once `maximumRetryCount` retries are used up).
+    func prepareRetry(after error: Swift.Error, attempt: Int) throws {
+        guard let signal = error as? RetrySignal else { throw error }
+        guard attempt <= client.manager.maximumRetryCount else {
+            throw LeashError.retryLimitExceeded(attempts: attempt, lastError: signal.lastError)
+        }
+        progress.send(.retrying(attempt: attempt + 1))
     }
 
     /// The outcomes of one attempt, and its context (for the serialization stage).
