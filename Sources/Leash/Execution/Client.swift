@@ -99,10 +99,9 @@ open class Client: @unchecked Sendable {
         let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
         let deliveryQueue = queue ?? manager.callbackQueue
         let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
-        let subscription = execution(endpoint, serializer: serializer).subscribe(
-            onNext: { event in
-                if let response = event.response { deliver.send(response) }
-            },
+        let values = ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).values()
+        let subscription = values.subscribe(
+            onNext: { response in deliver.send(response) },
             onError: { error in
                 deliver.send(.failure(error))
                 handle.executionEnded()
@@ -147,7 +146,7 @@ open class Client: @unchecked Sendable {
     public func execute<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self) async throws
         -> Value
     {
-        try await value(of: execution(endpoint, as: type))
+        try await value(of: values(endpoint, serializer: decodableSerializer(for: endpoint, as: type)))
     }
 
     /// Executes a typed endpoint and returns its last value.
@@ -159,10 +158,16 @@ open class Client: @unchecked Sendable {
     public func execute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer) async throws
         -> Serializer.SerializedObject
     {
-        try await value(of: execution(endpoint, serializer: serializer))
+        try await value(of: values(endpoint, serializer: serializer))
     }
 
-    private func value<Value>(of events: Observable<ExecutionEvent<Value>>) async throws -> Value {
+    private func values<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+        -> Observable<Response<Serializer.SerializedObject>>
+    {
+        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).values()
+    }
+
+    private func value<Value>(of events: Observable<Response<Value>>) async throws -> Value {
         let waiter = AsyncExecution<Value>()
         let result = try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -239,7 +244,7 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
     private var continuation: CheckedContinuation<HandOver<Value>, Swift.Error>?
 
     func start(
-        _ events: Observable<ExecutionEvent<Value>>, continuation: CheckedContinuation<HandOver<Value>, Swift.Error>
+        _ events: Observable<Response<Value>>, continuation: CheckedContinuation<HandOver<Value>, Swift.Error>
     ) {
         let cancelledEarly = lock.withLock { () -> Bool in
             self.continuation = continuation
@@ -251,8 +256,8 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             return
         }
         let subscription = events.subscribe(
-            onNext: { [self] event in
-                if let value = event.value { lock.withLock { last = value } }
+            onNext: { [self] response in
+                if let value = response.value { lock.withLock { last = value } }
             },
             onError: { [self] error in finish(.failure(error)) },
             onCompleted: { [self] in

@@ -55,31 +55,60 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// The execution as a stream of events.
     func events() -> Observable<ExecutionEvent<Value>> {
         let pipeline = self
+        return withDeadline(
+            Observable<ExecutionEvent<Value>>.create { observer in
+                let output = SerialObserver(observer)
+                let stages = pipeline.stages(progress: ProgressSink { output.onNext(ExecutionEvent(progress: $0)) })
+                let subscription = pipeline.run(attempt: 1, stages: stages)
+                    .subscribe(
+                        onNext: { response in
+                            switch response {
+                            case .success(let value, let extra):
+                                output.onNext(.value(value, extra: ResponseExtra.of(extra)))
+                            case .failure(let error):
+                                output.onError(error)
+                            }
+                        },
+                        onError: { output.onError($0) },
+                        onCompleted: { output.onCompleted() })
+                return Disposables.create {
+                    output.release()
+                    subscription.dispose()
+                }
+            })
+    }
+
+    /// The execution's values only, as successful responses (the stream fails with the
+    /// failure that ends the execution): what the callback and `async` forms subscribe to.
+    /// The same stages as `events()`, without reporting progress, which those forms would
+    /// only drop.
+    func values() -> Observable<Response<Value>> {
+        let pipeline = self
+        return withDeadline(
+            Observable<Response<Value>>.create { observer in
+                pipeline.run(attempt: 1, stages: pipeline.stages(progress: ProgressSink(nil)))
+                    .subscribe(
+                        onNext: { response in
+                            switch response {
+                            case .success(let value, let extra):
+                                observer.onNext(.success(value: value, extra: ResponseExtra.of(extra)))
+                            case .failure(let error):
+                                observer.onError(error)
+                            }
+                        },
+                        onError: { observer.onError($0) },
+                        onCompleted: { observer.onCompleted() })
+            })
+    }
+
+    private func stages(progress: ProgressSink) -> DataStages {
+        DataStages(client: client, endpoint: endpoint, interceptors: interceptors, progress: progress)
+    }
+
+    /// `execution` ended with `LeashError.timeout` at the deadline (the endpoint's timeout,
+    /// else the manager's), counted from subscription.
+    private func withDeadline<Element>(_ execution: Observable<Element>) -> Observable<Element> {
         let manager = client.manager
-        let execution = Observable<ExecutionEvent<Value>>.create { observer in
-            let output = SerialObserver(observer)
-            let stages = DataStages(
-                client: pipeline.client, endpoint: pipeline.endpoint, interceptors: pipeline.interceptors,
-                progress: ProgressSink { output.onNext(ExecutionEvent(progress: $0)) })
-            let subscription = pipeline.run(attempt: 1, stages: stages)
-                .subscribe(
-                    onNext: { response in
-                        switch response {
-                        case .success(let value, let extra):
-                            let details =
-                                extra as? ResponseExtra ?? ResponseExtra(source: .interceptor, interceptorExtra: extra)
-                            output.onNext(.value(value, extra: details))
-                        case .failure(let error):
-                            output.onError(error)
-                        }
-                    },
-                    onError: { output.onError($0) },
-                    onCompleted: { output.onCompleted() })
-            return Disposables.create {
-                output.release()
-                subscription.dispose()
-            }
-        }
         guard let seconds = endpoint.timeout ?? manager.timeout, seconds.isFinite, seconds > 0,
             seconds < Self.longestTimeout
         else { return execution }
@@ -87,7 +116,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         // element, so each progress event or cached value would push it back).
         let milliseconds = Int((seconds * 1000).rounded(.up))
         let scheduler = manager.scheduler
-        let deadline = Observable<ExecutionEvent<Value>>.create { observer in
+        let deadline = Observable<Element>.create { observer in
             scheduler.scheduleRelative((), dueTime: .milliseconds(milliseconds)) { _ in
                 observer.onError(LeashError.timeout(seconds: seconds))
                 return Disposables.create()
@@ -197,14 +226,15 @@ extension ExecutionEvent {
 /// Where the data stages report progress; not generic, so that they need not be.
 final class ProgressSink: @unchecked Sendable {
     // @unchecked: immutable; the handler feeds a `SerialObserver`, which is thread-safe.
-    private let handler: (ExecutionProgress) -> Void
+    private let handler: ((ExecutionProgress) -> Void)?
 
-    init(_ handler: @escaping (ExecutionProgress) -> Void) {
+    /// A sink that reports to `handler`, or drops progress if it is `nil`.
+    init(_ handler: ((ExecutionProgress) -> Void)?) {
         self.handler = handler
     }
 
     func send(_ progress: ExecutionProgress) {
-        handler(progress)
+        handler?(progress)
     }
 }
 
@@ -344,6 +374,14 @@ extension Response {
         case .success(let value): self = .success(value: value, extra: extra)
         case .failure(let error): self = .failure(error)
         }
+    }
+}
+
+extension ResponseExtra {
+    /// The details of a value: `extra` itself if the pipeline made it, else the value of
+    /// an interceptor that passed `extra` of its own.
+    static func of(_ extra: Any?) -> ResponseExtra {
+        extra as? ResponseExtra ?? ResponseExtra(source: .interceptor, interceptorExtra: extra)
     }
 }
 
