@@ -29,26 +29,45 @@ struct AttemptProducer: ObservableType, @unchecked Sendable {
     // @unchecked: immutable.
     typealias Element = Response<Data>
 
+    /// How the run begins.
+    enum Start {
+        /// With a request already built (or failed to build) for `context`; a retry ends
+        /// the run with `RetrySignal`, for the stages composed after it to restart.
+        case prepared(Result<URLRequest, Swift.Error>, ExecutionContext)
+        /// Building the request of attempt `n` itself; a retry restarts the run in place
+        /// (nothing composed after it needs to know), up to the manager's limit.
+        case retryingInPlace(fromAttempt: Int)
+    }
+
     let stages: DataStages
-    let request: Result<URLRequest, Swift.Error>
-    let context: ExecutionContext
+    let start: Start
 
     func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Response<Data> {
-        let run = AttemptRun(stages: stages, context: context, observer: AnyObserver(observer))
-        run.start(request)
+        let run = AttemptRun(stages: stages, observer: AnyObserver(observer))
+        switch start {
+        case .prepared(let request, let context):
+            run.begin(request, context: context, generation: 0, retriesInPlace: false)
+        case .retryingInPlace(let attempt):
+            let (request, context) = stages.prepare(attempt)
+            run.begin(request, context: context, generation: 0, retriesInPlace: true)
+        }
         return run
     }
 }
 
-/// The state machine of one attempt.
+/// The state machine of one attempt (and, retrying in place, of the attempts after it).
+///
+/// Every step carries the attempt's `generation`: after a retry, late calls from the
+/// previous attempt's interceptors or transport are ignored.
 final class AttemptRun: Disposable, @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`; the rest is immutable after `init`.
     private let stages: DataStages
-    private let context: ExecutionContext
     private let output: SerialObserver<Response<Data>>
     private let lock = NSLock()
     private var isDisposed = false
+    private var generation = 0
+    private var retriesInPlace = false
     private var transport: Disposable?
     /// Outcomes waiting for the completion interceptors, which take one at a time.
     private var pendingOutcomes: [Response<Data>] = []
@@ -56,22 +75,31 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     /// Whether the source stages (execution, transport, success/failure) are done.
     private var isSourceFinished = false
 
-    init(stages: DataStages, context: ExecutionContext, observer: AnyObserver<Response<Data>>) {
+    init(stages: DataStages, observer: AnyObserver<Response<Data>>) {
         self.stages = stages
-        self.context = context
         self.output = SerialObserver(observer)
     }
 
     private var interceptors: InterceptorSet { stages.interceptors }
 
-    func start(_ request: Result<URLRequest, Swift.Error>) {
+    /// One attempt's step: its context and generation.
+    private struct Step {
+        let context: ExecutionContext
+        let generation: Int
+    }
+
+    func begin(
+        _ request: Result<URLRequest, Swift.Error>, context: ExecutionContext, generation: Int, retriesInPlace: Bool
+    ) {
+        lock.withLock { self.retriesInPlace = retriesInPlace }
+        let step = Step(context: context, generation: generation)
         switch request {
         case .success(let urlRequest):
-            runExecution(at: 0, urlRequest)
+            runExecution(at: 0, urlRequest, step)
         case .failure(let error):
             // Nothing to send: the failure goes straight to the completion interceptors,
             // which may still turn it around or retry.
-            finishSource(with: .failure(LeashError.wrapping(error)))
+            finishSource(with: .failure(LeashError.wrapping(error)), step)
         }
     }
 
@@ -86,166 +114,205 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         transport?.dispose()
     }
 
-    private var disposed: Bool { lock.withLock { isDisposed } }
+    /// Whether `step` is still the attempt in progress (not disposed, not retried).
+    private func isCurrent(_ step: Step) -> Bool {
+        lock.withLock { !isDisposed && generation == step.generation }
+    }
 
-    private func chain(cause: Swift.Error? = nil, onDecision: @escaping @Sendable (InterceptorDecision<Data>) -> Void)
-        -> InterceptorChain<Data>
-    {
-        InterceptorChain(
+    private func chain(
+        _ step: Step, cause: Swift.Error? = nil, onDecision: @escaping @Sendable (InterceptorDecision<Data>) -> Void
+    ) -> InterceptorChain<Data> {
+        let context = step.context
+        return InterceptorChain(
             client: context.client, endpoint: context.endpoint, request: context.request, attempt: context.attempt,
             cause: cause, onDecision: onDecision)
     }
 
     // MARK: Source stages
 
-    private func runExecution(at index: Int, _ urlRequest: URLRequest) {
-        guard !disposed else { return }
+    private func runExecution(at index: Int, _ urlRequest: URLRequest, _ step: Step) {
+        guard isCurrent(step) else { return }
         guard index < interceptors.execution.count else {
-            send(urlRequest)
+            send(urlRequest, step)
             return
         }
         interceptors.execution[index].intercept(
-            chain: chain { [self] decision in
+            chain: chain(step) { [self] decision in
                 switch decision {
-                case .proceed: runExecution(at: index + 1, urlRequest)
-                case .interim(let response): enqueueOutcome(response.fromInterceptor())
-                case .complete(let response): finishSource(with: response.fromInterceptor())
-                case .retry: fail(RetrySignal(lastError: nil))
+                case .proceed: runExecution(at: index + 1, urlRequest, step)
+                case .interim(let response): enqueueOutcome(response.fromInterceptor(), step)
+                case .complete(let response): finishSource(with: response.fromInterceptor(), step)
+                case .retry: retry(RetrySignal(lastError: nil), step)
                 }
             })
     }
 
-    private func send(_ urlRequest: URLRequest) {
-        stages.progress.send(.requestSent(urlRequest, attempt: context.attempt))
+    private func send(_ urlRequest: URLRequest, _ step: Step) {
+        let attempt = step.context.attempt
+        stages.progress.send(.requestSent(urlRequest, attempt: attempt))
         let received = ReceivedFlag()
         let subscription = stages.client.manager.transport.send(urlRequest).subscribe(
             onNext: { [self] response in
                 received.set()
-                stages.progress.send(
-                    .responseReceived(response.httpResponse, data: response.data, attempt: context.attempt))
-                runSuccess(at: 0, response, urlRequest)
+                stages.progress.send(.responseReceived(response.httpResponse, data: response.data, attempt: attempt))
+                runSuccess(at: 0, response, urlRequest, step)
             },
-            onError: { [self] error in runFailure(at: 0, error) },
+            onError: { [self] error in runFailure(at: 0, error, step) },
             onCompleted: { [self] in
                 if !received.isSet {
-                    runFailure(at: 0, LeashError.invalidResponse(reason: "the transport completed without a response"))
+                    runFailure(
+                        at: 0, LeashError.invalidResponse(reason: "the transport completed without a response"), step)
                 }
             })
         let disposeNow = lock.withLock { () -> Bool in
-            if isDisposed { return true }
+            if isDisposed || generation != step.generation { return true }
             transport = subscription
             return false
         }
         if disposeNow { subscription.dispose() }
     }
 
-    private func runSuccess(at index: Int, _ response: TransportResponse, _ urlRequest: URLRequest) {
-        guard !disposed else { return }
+    private func runSuccess(at index: Int, _ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {
+        guard isCurrent(step) else { return }
         guard index < interceptors.success.count else {
-            finishSource(with: stages.validated(response, request: urlRequest))
+            finishSource(with: stages.validated(response, request: urlRequest), step)
             return
         }
         interceptors.success[index].intercept(
-            chain: chain { [self] decision in
+            chain: chain(step) { [self] decision in
                 switch decision {
-                case .proceed: runSuccess(at: index + 1, response, urlRequest)
-                case .interim(let result): enqueueOutcome(result.fromInterceptor())
-                case .complete(let result): finishSource(with: result.fromInterceptor())
-                case .retry: fail(RetrySignal(lastError: nil))
+                case .proceed: runSuccess(at: index + 1, response, urlRequest, step)
+                case .interim(let result): enqueueOutcome(result.fromInterceptor(), step)
+                case .complete(let result): finishSource(with: result.fromInterceptor(), step)
+                case .retry: retry(RetrySignal(lastError: nil), step)
                 }
             },
             response: response.httpResponse, data: response.data)
     }
 
-    private func runFailure(at index: Int, _ error: Swift.Error) {
-        guard !disposed else { return }
+    private func runFailure(at index: Int, _ error: Swift.Error, _ step: Step) {
+        guard isCurrent(step) else { return }
         guard index < interceptors.failure.count else {
-            finishSource(with: .failure(error))
+            finishSource(with: .failure(error), step)
             return
         }
         interceptors.failure[index].intercept(
-            chain: chain(cause: error) { [self] decision in
+            chain: chain(step, cause: error) { [self] decision in
                 switch decision {
-                case .proceed: runFailure(at: index + 1, error)
-                case .interim(let result): enqueueOutcome(result.fromInterceptor())
-                case .complete(let result): finishSource(with: result.fromInterceptor())
-                case .retry: fail(RetrySignal(lastError: error))
+                case .proceed: runFailure(at: index + 1, error, step)
+                case .interim(let result): enqueueOutcome(result.fromInterceptor(), step)
+                case .complete(let result): finishSource(with: result.fromInterceptor(), step)
+                case .retry: retry(RetrySignal(lastError: error), step)
                 }
             },
             error: error)
     }
 
     /// The source stages produced their last outcome.
-    private func finishSource(with response: Response<Data>) {
+    private func finishSource(with response: Response<Data>, _ step: Step) {
         let release = lock.withLock { () -> Disposable? in
+            guard generation == step.generation else { return nil }
             defer { transport = nil }
             return transport
         }
         // The transport's subscription has ended (or ends now): let it go.
         withExtendedLifetime(release) {}
-        enqueueOutcome(response, isLast: true)
+        enqueueOutcome(response, step, isLast: true)
     }
 
     // MARK: Completion stage
 
     /// Queues an outcome for the completion interceptors, which take one at a time in
     /// the order produced; starts processing if nothing is in progress.
-    private func enqueueOutcome(_ response: Response<Data>, isLast: Bool = false) {
+    private func enqueueOutcome(_ response: Response<Data>, _ step: Step, isLast: Bool = false) {
         let next = lock.withLock { () -> Response<Data>? in
-            if isDisposed { return nil }
+            if isDisposed || generation != step.generation { return nil }
             if isLast { isSourceFinished = true }
             pendingOutcomes.append(response)
             if isCompleting { return nil }
             isCompleting = true
             return pendingOutcomes.removeFirst()
         }
-        if let next { runCompletion(at: 0, next) }
+        if let next { runCompletion(at: 0, next, step) }
     }
 
-    private func runCompletion(at index: Int, _ response: Response<Data>) {
-        guard !disposed else { return }
+    private func runCompletion(at index: Int, _ response: Response<Data>, _ step: Step) {
+        guard isCurrent(step) else { return }
         guard index < interceptors.completion.count else {
             output.onNext(response)
-            nextOutcome()
+            nextOutcome(step)
             return
         }
         let cause = response.error
         interceptors.completion[index].intercept(
-            chain: chain(cause: cause) { [self] decision in
+            chain: chain(step, cause: cause) { [self] decision in
                 switch decision {
-                case .proceed: runCompletion(at: index + 1, response)
+                case .proceed: runCompletion(at: index + 1, response, step)
                 case .interim(let result): output.onNext(result.fromInterceptor())
                 case .complete(let result):
                     output.onNext(result.fromInterceptor())
-                    nextOutcome()
-                case .retry: fail(RetrySignal(lastError: cause))
+                    nextOutcome(step)
+                case .retry: retry(RetrySignal(lastError: cause), step)
                 }
             },
             response: response)
     }
 
     /// Takes the next queued outcome, or ends the attempt if the source is done.
-    private func nextOutcome() {
-        enum Step {
+    private func nextOutcome(_ step: Step) {
+        enum Next {
             case process(Response<Data>)
             case finish
             case wait
         }
-        let step = lock.withLock { () -> Step in
-            if isDisposed { return .wait }
+        let next = lock.withLock { () -> Next in
+            if isDisposed || generation != step.generation { return .wait }
             if !pendingOutcomes.isEmpty { return .process(pendingOutcomes.removeFirst()) }
             isCompleting = false
             return isSourceFinished ? .finish : .wait
         }
-        switch step {
-        case .process(let response): runCompletion(at: 0, response)
+        switch next {
+        case .process(let response): runCompletion(at: 0, response, step)
         case .finish: output.onCompleted()
         case .wait: break
         }
     }
 
+    // MARK: Retry and failure
+
+    /// An interceptor asked for a retry: either restart here, with the request built
+    /// anew, or end with the signal for the stages composed after this run.
+    private func retry(_ signal: RetrySignal, _ step: Step) {
+        let restart = lock.withLock { () -> (inPlace: Bool, transport: Disposable?)? in
+            guard !isDisposed, generation == step.generation else { return nil }
+            guard retriesInPlace else { return (false, nil) }
+            // The attempt ends here: later calls from its interceptors are ignored.
+            generation += 1
+            pendingOutcomes.removeAll()
+            isCompleting = false
+            isSourceFinished = false
+            defer { transport = nil }
+            return (true, transport)
+        }
+        guard let restart else { return }
+        guard restart.inPlace else {
+            fail(signal)
+            return
+        }
+        restart.transport?.dispose()
+        let attempt = step.context.attempt
+        do {
+            try stages.prepareRetry(after: signal, attempt: attempt)
+        } catch {
+            fail(error)
+            return
+        }
+        let (request, context) = stages.prepare(attempt + 1)
+        begin(request, context: context, generation: step.generation + 1, retriesInPlace: true)
+    }
+
     private func fail(_ error: Swift.Error) {
-        guard !disposed else { return }
+        guard !lock.withLock({ isDisposed }) else { return }
         output.onError(error)
         dispose()
     }

@@ -84,21 +84,25 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// only drop.
     func values() -> Observable<Response<Value>> {
         let pipeline = self
-        return withDeadline(
-            Observable<Response<Value>>.create { observer in
-                pipeline.run(attempt: 1, stages: pipeline.stages(progress: ProgressSink(nil)))
-                    .subscribe(
-                        onNext: { response in
-                            switch response {
-                            case .success(let value, let extra):
-                                observer.onNext(.success(value: value, extra: ResponseExtra.of(extra)))
-                            case .failure(let error):
-                                observer.onError(error)
-                            }
-                        },
-                        onError: { observer.onError($0) },
-                        onCompleted: { observer.onCompleted() })
-            })
+        let stages = self.stages(progress: ProgressSink(nil))
+        // Without serialization interceptors, serializing and ending on a failure are one
+        // `map` over the outcomes (nothing after the completion stage can retry).
+        if interceptors.serialization.isEmpty {
+            return withDeadline(
+                stages.outcomesWithRetries(from: 1).map { response in
+                    try pipeline.successfulResponse(
+                        Response(result: pipeline.serialize(response), extra: response.extra))
+                })
+        }
+        return withDeadline(run(attempt: 1, stages: stages).map { try pipeline.successfulResponse($0) })
+    }
+
+    /// A success with its details, or the failure thrown.
+    private func successfulResponse(_ response: Response<Value>) throws -> Response<Value> {
+        switch response {
+        case .success(let value, let extra): return .success(value: value, extra: ResponseExtra.of(extra))
+        case .failure(let error): throw error
+        }
     }
 
     private func stages(progress: ProgressSink) -> DataStages {
@@ -262,7 +266,13 @@ struct DataStages: @unchecked Sendable {
 
     /// The outcomes of attempt `attempt` and, on `RetrySignal`, of the next ones, up to the
     /// manager's retry limit.
+    ///
+    /// Without operator interceptors (which are composed per attempt) the attempt's state
+    /// machine retries in place; otherwise each attempt is composed anew.
     func outcomesWithRetries(from attempt: Int) -> Observable<Response<Data>> {
+        if interceptors.operators.isEmpty {
+            return AttemptProducer(stages: self, start: .retryingInPlace(fromAttempt: attempt)).asObservable()
+        }
         let stages = self
         return Observable.deferred { stages.attempt(attempt).0 }
             .catch { error in
@@ -288,22 +298,25 @@ struct DataStages: @unchecked Sendable {
 
     /// The outcomes of one attempt, and its context (for the serialization stage).
     func attempt(_ attempt: Int) -> (Observable<Response<Data>>, ExecutionContext) {
-        let request: Result<URLRequest, Swift.Error>
-        let context: ExecutionContext
+        let (request, context) = prepare(attempt)
+        let outcomes = AttemptProducer(stages: self, start: .prepared(request, context)).asObservable()
+        return (operatorStage(outcomes, context: context), context)
+    }
+
+    /// Builds the request of attempt `attempt` (reporting it) and its context.
+    func prepare(_ attempt: Int) -> (Result<URLRequest, Swift.Error>, ExecutionContext) {
         do {
             let urlRequest = try client.urlRequest(for: endpoint)
-            request = .success(urlRequest)
             progress.send(.requestPrepared(urlRequest, attempt: attempt))
-            context = ExecutionContext(
+            let context = ExecutionContext(
                 client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt)
+            return (.success(urlRequest), context)
         } catch {
-            request = .failure(error)
-            context = ExecutionContext(
+            let context = ExecutionContext(
                 client: client, endpoint: endpoint, request: DataRequest(URLRequest(url: client.manager.baseURL)),
                 attempt: attempt)
+            return (.failure(error), context)
         }
-        let outcomes = AttemptProducer(stages: self, request: request, context: context).asObservable()
-        return (operatorStage(outcomes, context: context), context)
     }
 
     /// The response as an outcome: a value if its status is acceptable, else
