@@ -64,7 +64,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`; the rest is immutable after `init`.
     private let stages: DataStages
     private let output: SerialObserver<Response<Data>>
-    private let lock = NSLock()
+    private let lock = Lock()
     private var isDisposed = false
     private var generation = 0
     private var retriesInPlace = false
@@ -321,7 +321,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
 /// Whether a transport delivered its response (its completion alone is not one).
 private final class ReceivedFlag: @unchecked Sendable {
     // @unchecked: behind `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var value = false
 
     func set() { lock.withLock { value = true } }

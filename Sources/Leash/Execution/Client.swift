@@ -191,7 +191,7 @@ private final class CallbackDelivery<Value>: @unchecked Sendable {
     private let queue: DispatchQueue?
     private let handle: DataRequest
     private let completion: (Response<Value>) -> Void
-    private let lock = NSLock()
+    private let lock = Lock()
     private var pending: [Response<Value>] = []
     private var isDraining = false
 
@@ -236,7 +236,7 @@ private final class CallbackDelivery<Value>: @unchecked Sendable {
 /// Bridges one execution to a continuation: the last value, or the error.
 private final class AsyncExecution<Value>: @unchecked Sendable {
     // @unchecked: all state is behind `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var subscription: Disposable?
     private var isCancelled = false
     private var isFinished = false

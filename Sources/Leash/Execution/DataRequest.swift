@@ -35,7 +35,7 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
 
     /// The request, as Alamofire exposed it.
     public let convertible: URLRequestConvertible
-    private let lock = NSLock()
+    private let lock = Lock()
     private var subscription: Disposable?
     private var cancelled = false
     private var finished = false

@@ -14,7 +14,7 @@ import Rx
 final class SerialObserver<Element>: @unchecked Sendable {
     // @unchecked: the state is behind `lock`; the observer is only called by the one
     // thread that holds the delivering role.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var observer: AnyObserver<Element>?
     private var pending: [Event<Element>] = []
     private var isDelivering = false
@@ -28,34 +28,28 @@ final class SerialObserver<Element>: @unchecked Sendable {
     func onCompleted() { on(.completed) }
 
     func on(_ event: Event<Element>) {
-        lock.lock()
-        guard var target = observer else {
-            lock.unlock()
-            return
-        }
-        if isDelivering {
-            pending.append(event)
-            lock.unlock()
-            return
-        }
         // The common case, nobody delivering: this thread delivers, and then whatever
         // other threads (or the observer itself) submitted meanwhile.
-        isDelivering = true
-        var next = event
-        while true {
-            if next.isStopEvent {
-                observer = nil
-                pending.removeAll()
+        var next = lock.withLock { () -> (AnyObserver<Element>, Event<Element>)? in
+            guard let target = observer else { return nil }
+            if isDelivering {
+                pending.append(event)
+                return nil
             }
-            lock.unlock()
-            target.on(next)
-            lock.lock()
-            guard let current = observer, !pending.isEmpty else { break }
-            target = current
-            next = pending.removeFirst()
+            isDelivering = true
+            return (target, event)
         }
-        isDelivering = false
-        lock.unlock()
+        while let (target, current) = next {
+            if current.isStopEvent { release() }
+            target.on(current)
+            next = lock.withLock { () -> (AnyObserver<Element>, Event<Element>)? in
+                guard let target = observer, !pending.isEmpty else {
+                    isDelivering = false
+                    return nil
+                }
+                return (target, pending.removeFirst())
+            }
+        }
     }
 
     /// Drops pending and later events and lets the observer go.

@@ -26,7 +26,7 @@ public final class InterceptorChain<T>: @unchecked Sendable {
 
     /// The error this stage is handling, if any: kept as `lastError` when a retry is refused.
     private let cause: Swift.Error?
-    private let lock = NSLock()
+    private let lock = Lock()
     private var isDecided = false
     private let onDecision: @Sendable (InterceptorDecision<T>) -> Void
 
@@ -163,7 +163,7 @@ private final class StageRunner<T, Kind>: @unchecked Sendable {
     /// Interceptors call back from any thread, and an interim value may race the decision
     /// of the next interceptor: events go out one at a time, and none after the end.
     private let output: SerialObserver<StageOutcome<T>>
-    private let lock = NSLock()
+    private let lock = Lock()
     private var isCancelled = false
 
     init(

@@ -26,7 +26,7 @@ public final class StubTransport: Transport, @unchecked Sendable {
         var next = 0
     }
 
-    private let lock = NSLock()
+    private let lock = Lock()
     private var stubs: [Stub] = []
     private var log: [URLRequest] = []
     private let scheduler: SchedulerType?
@@ -256,7 +256,7 @@ extension DispatchTimeInterval {
 /// A delivery waiting for its delay; taken once, by the timer or by dispose.
 private final class PendingDelivery: @unchecked Sendable {
     // @unchecked: `action` is behind `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var action: (@Sendable () -> Void)?
 
     init(_ action: @escaping @Sendable () -> Void) {

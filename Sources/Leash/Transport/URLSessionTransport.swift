@@ -108,36 +108,36 @@ private struct URLRequestBox: @unchecked Sendable {
 /// The life of one data task: not started, running, or finished/cancelled.
 private final class TaskState: @unchecked Sendable {
     // @unchecked: all state is behind `lock`.
-    private let lock = NSLock()
+    private let lock = Lock()
     private var task: URLSessionDataTask?
     private var isDone = false
 
     /// Starts `task` unless the request was already cancelled.
     func start(_ task: URLSessionDataTask) {
-        lock.lock()
-        let cancelled = isDone
-        if !cancelled { self.task = task }
-        lock.unlock()
+        let cancelled = lock.withLock { () -> Bool in
+            if !isDone { self.task = task }
+            return isDone
+        }
         if !cancelled { task.resume() }
     }
 
     /// Marks the task finished by URLSession; returns false if it was cancelled first.
     func finish() -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if isDone { return false }
-        isDone = true
-        task = nil
-        return true
+        lock.withLock {
+            if isDone { return false }
+            isDone = true
+            task = nil
+            return true
+        }
     }
 
     /// Marks the task cancelled; returns it if it was still running.
     func cancelIfRunning() -> URLSessionDataTask? {
-        lock.lock()
-        defer { lock.unlock() }
-        if isDone { return nil }
-        isDone = true
-        defer { task = nil }
-        return task
+        lock.withLock {
+            if isDone { return nil }
+            isDone = true
+            defer { task = nil }
+            return task
+        }
     }
 }

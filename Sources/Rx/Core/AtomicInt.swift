@@ -4,33 +4,33 @@
     /// A lock-free integer for hot-path flags (disposed, stopped) on platforms where
     /// `Synchronization.Atomic` needs no availability check (Linux, Windows, Android).
     @usableFromInline
-    struct AtomicInt: ~Copyable, Sendable {
+    package struct AtomicInt: ~Copyable, Sendable {
         @usableFromInline let value: Atomic<Int>
 
-        @inlinable init(_ initial: Int) { value = Atomic(initial) }
+        @inlinable package init(_ initial: Int) { value = Atomic(initial) }
 
-        @inlinable func load() -> Int { value.load(ordering: .acquiring) }
+        @inlinable package func load() -> Int { value.load(ordering: .acquiring) }
 
-        @inlinable func store(_ newValue: Int) { value.store(newValue, ordering: .releasing) }
+        @inlinable package func store(_ newValue: Int) { value.store(newValue, ordering: .releasing) }
 
         /// Sets the bits of `mask` and returns the value before.
-        @inlinable func fetchOr(_ mask: Int) -> Int {
+        @inlinable package func fetchOr(_ mask: Int) -> Int {
             value.bitwiseOr(mask, ordering: .acquiringAndReleasing).oldValue
         }
 
         /// Adds `delta` and returns the new value.
-        @inlinable func add(_ delta: Int) -> Int {
+        @inlinable package func add(_ delta: Int) -> Int {
             value.wrappingAdd(delta, ordering: .acquiringAndReleasing).newValue
         }
 
         /// Replaces `expected` with `desired`; returns whether it did.
-        @inlinable func compareExchange(expected: Int, desired: Int) -> Bool {
+        @inlinable package func compareExchange(expected: Int, desired: Int) -> Bool {
             value.compareExchange(expected: expected, desired: desired, ordering: .acquiringAndReleasing)
                 .exchanged
         }
 
         /// Stores `newValue` and returns the value before.
-        @inlinable func exchange(_ newValue: Int) -> Int {
+        @inlinable package func exchange(_ newValue: Int) -> Int {
             value.exchange(newValue, ordering: .acquiringAndReleasing)
         }
     }
@@ -39,16 +39,16 @@
     /// requires macOS 15 / iOS 18, above our deployment targets, so this falls back to the
     /// package's mutex.
     @usableFromInline
-    struct AtomicInt: ~Copyable, Sendable {
+    package struct AtomicInt: ~Copyable, Sendable {
         @usableFromInline let state: LockedState<Int>
 
-        @inlinable init(_ initial: Int) { state = LockedState(initial) }
+        @inlinable package init(_ initial: Int) { state = LockedState(initial) }
 
-        @inlinable func load() -> Int { state.withLock { $0 } }
+        @inlinable package func load() -> Int { state.withLock { $0 } }
 
-        @inlinable func store(_ newValue: Int) { state.withLock { $0 = newValue } }
+        @inlinable package func store(_ newValue: Int) { state.withLock { $0 = newValue } }
 
-        @inlinable func fetchOr(_ mask: Int) -> Int {
+        @inlinable package func fetchOr(_ mask: Int) -> Int {
             state.withLock { value in
                 let old = value
                 value |= mask
@@ -56,14 +56,14 @@
             }
         }
 
-        @inlinable func add(_ delta: Int) -> Int {
+        @inlinable package func add(_ delta: Int) -> Int {
             state.withLock { value in
                 value &+= delta
                 return value
             }
         }
 
-        @inlinable func compareExchange(expected: Int, desired: Int) -> Bool {
+        @inlinable package func compareExchange(expected: Int, desired: Int) -> Bool {
             state.withLock { value in
                 guard value == expected else { return false }
                 value = desired
@@ -71,7 +71,7 @@
             }
         }
 
-        @inlinable func exchange(_ newValue: Int) -> Int {
+        @inlinable package func exchange(_ newValue: Int) -> Int {
             state.withLock { value in
                 let old = value
                 value = newValue

@@ -24,12 +24,15 @@ final class LockedStateStorage<State>: ManagedBuffer<State, pthread_mutex_t> {
 /// Decide under the lock, act after it: no user code and no downstream delivery may run
 /// inside `withLock`. The mutex is not recursive on purpose; re-entrancy is handled by
 /// the callers' state machines, never by the lock.
+///
+/// `package`: Leash's own per-execution state uses it too (one allocation, where an
+/// `NSLock` costs two and an Objective-C-style object on Linux).
 @usableFromInline
-struct LockedState<State>: @unchecked Sendable {  // Sendable: every access goes through the mutex.
+package struct LockedState<State>: @unchecked Sendable {  // Sendable: every access goes through the mutex.
     @usableFromInline let storage: ManagedBuffer<State, pthread_mutex_t>
 
     @inlinable
-    init(_ initialState: State) {
+    package init(_ initialState: State) {
         storage = LockedStateStorage<State>.create(minimumCapacity: 1) { _ in initialState }
         storage.withUnsafeMutablePointerToElements { mutex in
             _ = pthread_mutex_init(mutex, nil)
@@ -38,7 +41,7 @@ struct LockedState<State>: @unchecked Sendable {  // Sendable: every access goes
 
     /// Runs `body` with exclusive access to the state.
     @inlinable
-    func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
+    package func withLock<Result>(_ body: (inout State) throws -> Result) rethrows -> Result {
         try storage.withUnsafeMutablePointers { state, mutex in
             pthread_mutex_lock(mutex)
             defer { pthread_mutex_unlock(mutex) }
@@ -49,5 +52,5 @@ struct LockedState<State>: @unchecked Sendable {  // Sendable: every access goes
 
 extension LockedState where State == Void {
     @inlinable
-    init() { self.init(()) }
+    package init() { self.init(()) }
 }
