@@ -42,7 +42,6 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
         // A copy, so that the caller's configuration (perhaps shared) is left as it was.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.urlCache = nil
-        configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
         let delegateQueue = OperationQueue()
         delegateQueue.name = "leash.urlsession.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
@@ -55,32 +54,30 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
 
     /// Sends `request` with a data task; disposing cancels the task.
     public func send(_ request: URLRequest) -> Observable<TransportResponse> {
-        let box = URLRequestBox(request)
-        // The closure captures the transport itself, not only its session: the session is
-        // invalidated when the transport is freed, and this keeps it alive for as long as
-        // the observable can still be subscribed.
-        return Observable.create { [self] observer in
-            let task = TaskState()
-            let dataTask = session.dataTask(with: box.request) { data, response, error in
-                guard task.finish() else { return }
-                if let error {
-                    observer.onError(URLSessionTransport.leashError(for: error))
-                    return
-                }
-                guard let httpResponse = response as? HTTPURLResponse else {
-                    observer.onError(LeashError.invalidResponse(reason: "the response is not HTTP"))
-                    return
-                }
-                observer.onNext(TransportResponse(httpResponse: httpResponse, data: data ?? Data()))
-                observer.onCompleted()
+        DataTaskObservable(transport: self, request: request).asObservable()
+    }
+
+    /// Starts a data task for `request` that reports to `observer` once; the returned
+    /// task state is the disposable that cancels it.
+    fileprivate func start(_ request: URLRequest, observer: AnyObserver<TransportResponse>) -> Disposable {
+        let task = TaskState(cancelQueue: cancelQueue)
+        let dataTask = session.dataTask(with: request) { data, response, error in
+            // Only the first of completion and cancellation reports: after a dispose,
+            // nothing is delivered.
+            guard task.finish() else { return }
+            if let error {
+                observer.onError(URLSessionTransport.leashError(for: error))
+                return
             }
-            task.start(dataTask)
-            let cancelQueue = self.cancelQueue
-            return Disposables.create {
-                guard let running = task.cancelIfRunning() else { return }
-                cancelQueue.async { running.cancel() }
+            guard let httpResponse = response as? HTTPURLResponse else {
+                observer.onError(LeashError.invalidResponse(reason: "the response is not HTTP"))
+                return
             }
+            observer.onNext(TransportResponse(httpResponse: httpResponse, data: data ?? Data()))
+            observer.onCompleted()
         }
+        task.start(dataTask)
+        return task
     }
 
     /// Maps a URLSession error to a `LeashError`.
@@ -98,19 +95,40 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
     }
 }
 
-/// Carries a `URLRequest` (a value type that is not `Sendable` on every platform) into
-/// the subscription closure; it is only read.
-private struct URLRequestBox: @unchecked Sendable {
+/// One data task as an observable: subscribing starts the task. (It keeps the transport,
+/// not only its session: the session is invalidated when the transport is freed, and
+/// this keeps it alive for as long as the observable can still be subscribed.)
+private struct DataTaskObservable: ObservableType, @unchecked Sendable {
+    // @unchecked: immutable; URLRequest is a value only read.
+    typealias Element = TransportResponse
+
+    let transport: URLSessionTransport
     let request: URLRequest
-    init(_ request: URLRequest) { self.request = request }
+
+    func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
+    where Observer.Element == TransportResponse {
+        transport.start(request, observer: AnyObserver(observer))
+    }
 }
 
-/// The life of one data task: not started, running, or finished/cancelled.
-private final class TaskState: @unchecked Sendable {
+/// The life of one data task: not started, running, or finished/cancelled. Disposing it
+/// cancels a running task, asynchronously, on a queue of its own (never inside
+/// URLSession's callbacks, never for a task that already finished).
+private final class TaskState: Disposable, @unchecked Sendable {
     // @unchecked: all state is behind `lock`.
     private let lock = Lock()
     private var task: URLSessionDataTask?
     private var isDone = false
+    private let cancelQueue: DispatchQueue
+
+    init(cancelQueue: DispatchQueue) {
+        self.cancelQueue = cancelQueue
+    }
+
+    func dispose() {
+        guard let running = cancelIfRunning() else { return }
+        cancelQueue.async { running.cancel() }
+    }
 
     /// Starts `task` unless the request was already cancelled.
     func start(_ task: URLSessionDataTask) {
