@@ -84,7 +84,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// only drop.
     func values() -> Observable<Response<Value>> {
         let pipeline = self
-        let stages = self.stages(progress: ProgressSink(nil))
+        let stages = self.stages(progress: .none)
         // Without serialization interceptors, serializing and ending on a failure are one
         // `map` over the outcomes (nothing after the completion stage can retry).
         if interceptors.serialization.isEmpty {
@@ -240,6 +240,9 @@ final class ProgressSink: @unchecked Sendable {
     func send(_ progress: ExecutionProgress) {
         handler?(progress)
     }
+
+    /// Drops all progress (for the forms that report none).
+    static let none = ProgressSink(nil)
 }
 
 /// The stages before serialization, on `Response<Data>`: build the request, then one
@@ -248,7 +251,10 @@ final class ProgressSink: @unchecked Sendable {
 ///
 /// Deliberately not generic over the value type, so that nothing here pays for generic
 /// metadata at run time.
-struct DataStages: @unchecked Sendable {
+///
+/// A class, not a struct: the stages are captured by several closures and objects per
+/// execution, and one reference is cheaper to pass around than their copies.
+final class DataStages: @unchecked Sendable {
     // @unchecked: immutable; the endpoint and interceptors are the app's, only read.
     let client: Client
     let endpoint: Endpoint
@@ -344,8 +350,10 @@ struct DataStages: @unchecked Sendable {
 }
 
 /// The interceptors of a manager sorted by kind, once, when the manager is built.
-struct InterceptorSet: @unchecked Sendable {
-    // @unchecked: the app's interceptor objects, which Leash calls from any thread.
+/// A class, so that executions share it by reference (six arrays would be six retains
+/// per copy).
+final class InterceptorSet: @unchecked Sendable {
+    // @unchecked: immutable; the app's interceptor objects, which Leash calls from any thread.
     let execution: [ExecutionInterceptor]
     let failure: [FailureInterceptor]
     let success: [SuccessInterceptor]
