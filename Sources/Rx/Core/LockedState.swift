@@ -49,8 +49,3 @@ package struct LockedState<State>: @unchecked Sendable {  // Sendable: every acc
         }
     }
 }
-
-extension LockedState where State == Void {
-    @inlinable
-    package init() { self.init(()) }
-}
