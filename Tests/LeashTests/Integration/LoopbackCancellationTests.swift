@@ -45,7 +45,9 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
         }
         XCTAssertEqual(seconds, 0.3)
         XCTAssertGreaterThanOrEqual(elapsed, 0.29, "fired early")
-        XCTAssertLessThan(elapsed, 0.9, "fired late")
+        // `LeashError.timeout` (not a URLError) already shows it is Leash's timer; the upper
+        // bound only says it did not hang, loosely, so that a loaded CI machine cannot flake it.
+        XCTAssertLessThan(elapsed, 5, "fired late")
         XCTAssertEqual((response.error as? LeashError)?.description, "No response within 0.3 s.")
         waitForServer("the client closing the hanging request") { $0.clientDisconnectCount >= 1 }
     }
@@ -58,7 +60,8 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
             return XCTFail("expected LeashError.timeout, got \(response)")
         }
         XCTAssertEqual(seconds, 0.2)
-        XCTAssertLessThan(Date().timeIntervalSince(start), 0.8)
+        XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.19, "fired early")
+        XCTAssertLessThan(Date().timeIntervalSince(start), 5, "did not fire")
         waitForServer("the client closing the hanging request") { $0.clientDisconnectCount >= 1 }
     }
 
