@@ -65,7 +65,7 @@ public final class Manager: @unchecked Sendable {
         self.transport = builder.transportValue ?? URLSessionTransport.shared
         self.callbackQueue = builder.queue
         self.maximumRetryCount = builder.retryLimit
-        self.scheduler = builder.schedulerValue ?? DispatchTimerScheduler.shared
+        self.scheduler = builder.schedulerValue ?? Manager.timerScheduler
         self.interceptorSet = InterceptorSet(builder.interceptorList)
         let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
         if let components, components.percentEncodedQuery == nil, components.percentEncodedFragment == nil {
@@ -75,4 +75,9 @@ public final class Manager: @unchecked Sendable {
             self.baseURLPrefix = nil
         }
     }
+
+    /// The default `scheduler`: `Rx`'s concurrent dispatch scheduler, whose timers free
+    /// their action as soon as they are disposed (a minute-long timeout must not keep a
+    /// finished execution alive for a minute).
+    static let timerScheduler = ConcurrentDispatchQueueScheduler(qos: .default)
 }

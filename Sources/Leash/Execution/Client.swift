@@ -241,10 +241,10 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
     private var isCancelled = false
     private var isFinished = false
     private var last: Value?
-    private var continuation: CheckedContinuation<HandOver<Value>, Swift.Error>?
+    private var continuation: CheckedContinuation<Carried<Value>, Swift.Error>?
 
     func start(
-        _ events: Observable<Response<Value>>, continuation: CheckedContinuation<HandOver<Value>, Swift.Error>
+        _ events: Observable<Response<Value>>, continuation: CheckedContinuation<Carried<Value>, Swift.Error>
     ) {
         let cancelledEarly = lock.withLock { () -> Bool in
             self.continuation = continuation
@@ -292,7 +292,7 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
 
     private func finish(_ result: Result<Value, Swift.Error>) {
         let (continuation, released) = lock.withLock {
-            () -> (CheckedContinuation<HandOver<Value>, Swift.Error>?, (Disposable?, Value?)) in
+            () -> (CheckedContinuation<Carried<Value>, Swift.Error>?, (Disposable?, Value?)) in
             isFinished = true
             defer {
                 self.continuation = nil
@@ -303,13 +303,6 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
         }
         // Released here, outside the lock: freeing them may run the app's deinits.
         withExtendedLifetime(released) {}
-        continuation?.resume(with: result.map { HandOver($0) })
+        continuation?.resume(with: result.map { Carried($0) })
     }
-}
-
-/// Hands a value from the thread that produced it to the awaiting task, once: the value
-/// need not be `Sendable`, because nothing else holds it afterwards.
-private struct HandOver<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }

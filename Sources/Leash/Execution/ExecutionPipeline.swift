@@ -371,7 +371,8 @@ final class InterceptorSet: @unchecked Sendable {
     }
 }
 
-/// A value moved between pipeline stages, which run one after another.
+/// A value handed from one stage (or thread) to the next exactly once: values need not
+/// be `Sendable`, because nothing else holds them afterwards.
 struct Carried<Value>: @unchecked Sendable {
     let value: Value
     init(_ value: Value) { self.value = value }
