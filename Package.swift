@@ -13,14 +13,31 @@ let package = Package(
         .library(name: "Rx", targets: ["Rx"]),
         .library(name: "RxTesting", targets: ["RxTesting"]),
         .library(name: "Leash", targets: ["Leash"]),
+        .library(name: "RxLeash", targets: ["RxLeash"]),
+        .library(name: "LeashInterceptors", targets: ["LeashInterceptors"]),
     ],
     targets: [
         .target(name: "Rx"),
         .target(name: "RxTesting", dependencies: ["Rx"]),
         .target(name: "Leash", dependencies: ["Rx"]),
-        .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
-        .testTarget(name: "LeashTests", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer"]),
+        .target(name: "RxLeash", dependencies: ["Leash", "Rx"]),
+        .target(name: "LeashInterceptors", dependencies: ["Leash", "Rx"]),
         .target(name: "LoopbackServer"),
+        // Helpers shared by the Leash test targets (a loopback server per test, leak checks).
+        .target(
+            name: "LeashTestSupport", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer"],
+            path: "Tests/LeashTestSupport"),
+        .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
+        .testTarget(
+            name: "LeashTests", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport"]),
+        .testTarget(
+            name: "RxLeashTests",
+            dependencies: ["RxLeash", "Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport"]),
+        .testTarget(
+            name: "LeashInterceptorsTests",
+            dependencies: [
+                "LeashInterceptors", "RxLeash", "Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport",
+            ]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
     ],
     swiftLanguageModes: [.v6]

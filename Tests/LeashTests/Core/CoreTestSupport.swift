@@ -63,63 +63,9 @@ func specEncodingError(
     return nil
 }
 
-/// Waits up to 2 s for `Resources.total` to come back to `baseline` (objects may be freed
-/// on other threads a moment after the work finished), then asserts it did.
-func assertResourcesReturn(to baseline: Int32, file: StaticString = #filePath, line: UInt = #line) {
-    let deadline = Date(timeIntervalSinceNow: 2)
-    while Resources.total != baseline && Date() < deadline {
-        RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
-    }
-    XCTAssertEqual(Resources.total, baseline, "Rx resources still alive", file: file, line: line)
-}
-
-/// A value shared with callbacks on other threads; every access holds the lock.
-final class SpecLocked<Value>: @unchecked Sendable {
-    private let lock = NSLock()
-    private var stored: Value
-
-    init(_ value: Value) {
-        stored = value
-    }
-
-    var value: Value { lock.withLock { stored } }
-
-    @discardableResult
-    func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
-        lock.withLock { body(&stored) }
-    }
-}
-
 extension URLRequest {
     /// The URL's query as sent, still percent-encoded.
     var specEncodedQuery: String? {
         url.flatMap { URLComponents(url: $0, resolvingAgainstBaseURL: false)?.percentEncodedQuery }
-    }
-}
-
-extension Client {
-    /// Executes `endpoint` once and waits for its (single) outcome; for tests only.
-    func specExecute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer) -> SpecExecution<
-        Serializer.SerializedObject
-    > {
-        SpecExecution(events: execution(endpoint, serializer: serializer))
-    }
-}
-
-/// One execution, waited for with `toBlockingResult()`.
-struct SpecExecution<Value> {
-    let events: Observable<ExecutionEvent<Value>>
-
-    /// The first value as a `Response`, or the failure.
-    func toBlockingResult(timeout: TimeInterval = 10) throws -> Response<Value> {
-        switch events.toBlocking(timeout: timeout).materialize() {
-        case .completed(let elements):
-            guard let response = elements.lazy.compactMap(\.response).first else {
-                throw LeashError.invalidResponse(reason: "no value")
-            }
-            return response
-        case .failed(let elements, let error):
-            return elements.lazy.compactMap(\.response).first ?? .failure(error)
-        }
     }
 }

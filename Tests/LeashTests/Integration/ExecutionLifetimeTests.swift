@@ -1,5 +1,6 @@
 import Foundation
 import Leash
+import LeashTestSupport
 import Rx
 import XCTest
 

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Leash
+import LeashTestSupport
 import LoopbackServer
 import Rx
 import XCTest

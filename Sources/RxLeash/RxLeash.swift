@@ -1,0 +1,2 @@
+@_exported import Leash
+@_exported import Rx

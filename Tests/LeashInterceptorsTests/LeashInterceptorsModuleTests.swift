@@ -1,0 +1,8 @@
+import LeashInterceptors
+import XCTest
+
+final class LeashInterceptorsModuleTests: XCTestCase {
+    func testReExportsLeash() {
+        XCTAssertEqual(HTTPMethod.post.rawValue, "POST")
+    }
+}

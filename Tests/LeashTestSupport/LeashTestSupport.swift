@@ -1,0 +1,162 @@
+import Foundation
+import Leash
+import LoopbackServer
+import Rx
+import RxTesting
+import XCTest
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+#if canImport(Darwin)
+    import Darwin
+#elseif canImport(Glibc)
+    import Glibc
+#elseif canImport(Musl)
+    import Musl
+#endif
+
+/// The body of the server's `GET /json`.
+public struct LoopbackSample: Codable, Equatable, Sendable {
+    /// The sample's id (1).
+    public let id: Int
+    /// The sample's name.
+    public let name: String
+    /// The sample's tags.
+    public let tags: [String]
+
+    /// A sample with these fields.
+    public init(id: Int, name: String, tags: [String]) {
+        self.id = id
+        self.name = name
+        self.tags = tags
+    }
+}
+
+/// Base class of the integration tests: a started `LoopbackServer` per test, clients on
+/// the default `URLSessionTransport`, and a check that every Rx resource a test created
+/// is freed by its end.
+open class LoopbackIntegrationCase: XCTestCase {
+    /// The server of the running test.
+    public private(set) var server: LoopbackServer!
+    private var resourcesAtStart: Int32 = 0
+
+    override open func setUpWithError() throws {
+        try super.setUpWithError()
+        server = try LoopbackServer()
+        server.start()
+        resourcesAtStart = Resources.total
+    }
+
+    override open func tearDown() {
+        assertResourcesReturn(to: resourcesAtStart)
+        server.stop()
+        server = nil
+        super.tearDown()
+    }
+
+    /// A client for the server (default transport unless `configure` sets one).
+    public func makeClient(configure: (Manager.Builder) -> Manager.Builder = { $0 }) throws -> Client {
+        Client(manager: try configure(Manager.Builder().url(server.baseURL)).build())
+    }
+
+    /// Runs one execution to its end and returns its first outcome.
+    public func outcome<Serializer: ResponseSerializer>(
+        _ client: Client, _ endpoint: Endpoint, _ serializer: Serializer, timeout: TimeInterval = 10
+    ) throws -> Response<Serializer.SerializedObject> {
+        try client.specExecute(endpoint, serializer: serializer).toBlockingResult(timeout: timeout)
+    }
+
+    /// The request as the server's `/echo` saw it.
+    public func echo(_ client: Client, _ endpoint: Endpoint) throws -> LoopbackServer.EchoedRequest {
+        try outcome(client, endpoint, DecodableResponseSerializer<LoopbackServer.EchoedRequest>()).justValue()
+    }
+
+    /// Waits until the server has counted `condition`, failing the test otherwise.
+    public func waitForServer(
+        _ description: String, timeout: TimeInterval = 5, file: StaticString = #filePath, line: UInt = #line,
+        _ condition: (LoopbackServer.Counters) -> Bool
+    ) {
+        let held = server.waitUntil(timeout: timeout, condition)
+        XCTAssertTrue(held, "server never saw: \(description); counters \(server.counters)", file: file, line: line)
+    }
+}
+
+/// The transport error inside a response, or a test failure.
+public func transportError<Value>(_ response: Response<Value>, file: StaticString = #filePath, line: UInt = #line)
+    -> URLError?
+{
+    guard case .transport(let urlError) = response.error as? LeashError else {
+        XCTFail("expected LeashError.transport, got \(response)", file: file, line: line)
+        return nil
+    }
+    return urlError
+}
+
+/// Whether the process runs under ThreadSanitizer (its runtime is linked in).
+public let specIsThreadSanitized: Bool = {
+    guard let handle = dlopen(nil, RTLD_NOW) else { return false }
+    defer { dlclose(handle) }
+    return dlsym(handle, "__tsan_init") != nil
+}()
+
+/// Waits up to 2 s for `Resources.total` to come back to `baseline` (objects may be freed
+/// on other threads a moment after the work finished), then asserts it did.
+public func assertResourcesReturn(to baseline: Int32, file: StaticString = #filePath, line: UInt = #line) {
+    let deadline = Date(timeIntervalSinceNow: 2)
+    while Resources.total != baseline && Date() < deadline {
+        RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
+    }
+    XCTAssertEqual(Resources.total, baseline, "Rx resources still alive", file: file, line: line)
+}
+
+/// A value shared with callbacks on other threads; every access holds the lock.
+public final class SpecLocked<Value>: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: Value
+
+    /// A box holding `value`.
+    public init(_ value: Value) {
+        stored = value
+    }
+
+    /// The value now.
+    public var value: Value { lock.withLock { stored } }
+
+    /// Runs `body` with the value, under the lock.
+    @discardableResult
+    public func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+        lock.withLock { body(&stored) }
+    }
+}
+
+extension Client {
+    /// Executes `endpoint` once and waits for its (single) outcome; for tests only.
+    public func specExecute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+        -> SpecExecution<
+            Serializer.SerializedObject
+        >
+    {
+        SpecExecution(events: execution(endpoint, serializer: serializer))
+    }
+}
+
+/// One execution, waited for with `toBlockingResult()`.
+public struct SpecExecution<Value> {
+    /// The execution's events.
+    public let events: Observable<ExecutionEvent<Value>>
+
+    /// The first value as a `Response`, or the failure.
+    public func toBlockingResult(timeout: TimeInterval = 10) throws -> Response<Value> {
+        switch events.toBlocking(timeout: timeout).materialize() {
+        case .completed(let elements):
+            guard let response = elements.lazy.compactMap(\.response).first else {
+                throw LeashError.invalidResponse(reason: "no value")
+            }
+            return response
+        case .failed(let elements, let error):
+            return elements.lazy.compactMap(\.response).first ?? .failure(error)
+        }
+    }
+}
