@@ -15,6 +15,7 @@ let package = Package(
         .library(name: "Leash", targets: ["Leash"]),
         .library(name: "RxLeash", targets: ["RxLeash"]),
         .library(name: "LeashInterceptors", targets: ["LeashInterceptors"]),
+        .executable(name: "leash-tour", targets: ["leash-tour"]),
     ],
     targets: [
         .target(name: "Rx"),
@@ -23,6 +24,11 @@ let package = Package(
         .target(name: "RxLeash", dependencies: ["Leash", "Rx"]),
         .target(name: "LeashInterceptors", dependencies: ["Leash", "Rx"]),
         .target(name: "LoopbackServer"),
+        // The narrated tour of Leash (`swift run leash-tour`), with its API on a loopback server.
+        .executableTarget(
+            name: "leash-tour",
+            dependencies: ["Leash", "RxLeash", "LeashInterceptors", "Rx", "RxTesting", "LoopbackServer"],
+            path: "Playgrounds/LeashTour"),
         // Helpers shared by the Leash test targets (a loopback server per test, leak checks).
         .target(
             name: "LeashTestSupport", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer"],
