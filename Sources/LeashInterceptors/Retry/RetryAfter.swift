@@ -1,0 +1,45 @@
+import Foundation
+import Leash
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Reads the `Retry-After` header (RFC 9110 §10.2.3): delta-seconds (`120`) or an
+/// HTTP-date (`Wed, 21 Oct 2015 07:28:00 GMT`, and the two obsolete date forms).
+enum RetryAfter {
+    /// The header of a status failure, whatever the case of its name.
+    static func headerValue(in failure: StatusCodeFailure) -> String? {
+        if let value = failure.response?.value(forHTTPHeaderField: "Retry-After") { return value }
+        return failure.headers.first { $0.key.caseInsensitiveCompare("Retry-After") == .orderedSame }?.value
+    }
+
+    /// The seconds from `now` that `header` asks to wait (`0` for a date in the past), or
+    /// `nil` if it is neither form.
+    static func seconds(from header: String, now: Date) -> TimeInterval? {
+        let value = header.trimmingCharacters(in: .whitespaces)
+        guard !value.isEmpty else { return nil }
+        if value.utf8.allSatisfy({ $0 >= UInt8(ascii: "0") && $0 <= UInt8(ascii: "9") }) {
+            // Parsed as a Double so that an absurdly long number is large, not malformed;
+            // the policy caps it.
+            return Double(value)
+        }
+        guard let date = httpDate(value) else { return nil }
+        return max(date.timeIntervalSince(now), 0)
+    }
+
+    /// The date of an HTTP-date in any of its three forms.
+    private static func httpDate(_ value: String) -> Date? {
+        // asctime pads single-digit days with a space ("Nov  6"): collapse runs of spaces.
+        let normalized = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
+        // A formatter per call: they are not thread-safe, and this runs once per retry.
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
+            formatter.dateFormat = format
+            if let date = formatter.date(from: normalized) { return date }
+        }
+        return nil
+    }
+}
