@@ -33,6 +33,17 @@ final class ClientRxSingleTests: ClientRxStubCase {
         XCTAssertEqual(observer.events, [.next(205, clientRxAlice), .completed(205)])
     }
 
+    func testSingle_answeredWhileSubscribing_succeeds() throws {
+        // Without a delay the stub answers inside `subscribe`: the single succeeds before
+        // its subscription is even returned.
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON))
+        let client = try makeClient()
+
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+
+        XCTAssertEqual(observer.events, [.next(200, clientRxAlice), .completed(200)])
+    }
+
     func testSingle_cacheThenNetwork_succeedsWithTheNetworksValue() throws {
         transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
         let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(clientRxBobJSON)) }
