@@ -131,8 +131,9 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
     }
 
     func testDispose_onTheDeliveryQueue_stopsTheEventsStillQueued() throws {
-        // The stub answers at once: the cached and the network value are both queued for
-        // delivery before the first is delivered; disposing in the first stops the rest.
+        // The stub answers at once, and the delivery queue is held until `subscribe`
+        // returned: the cached value, the network value and `completed` are all queued
+        // before the first is delivered; disposing in the first stops the rest.
         let queue = labeledQueue("delivery")
         let client = try makeClientRxClient(stubbedTransport(.json(clientRxAliceJSON))) {
             $0.add(interceptor: ClientRxCacheInterceptor(clientRxBobJSON))
@@ -140,12 +141,14 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
         let received = SpecLocked<[String]>([])
         let first = expectation(description: "first value")
         let subscription = SingleAssignmentDisposable()
+        queue.suspend()
         subscription.setDisposable(
             client.rx.execute(ClientRxGetUser(id: 1), queue: queue).subscribe { event in
                 received.withLock { $0.append("\(event)") }
                 subscription.dispose()
                 first.fulfill()
             })
+        queue.resume()
         wait(for: [first], timeout: 5)
         queue.sync {}
         queue.sync {}
