@@ -1,0 +1,141 @@
+import Foundation
+import RxLeash
+import RxTesting
+import XCTest
+
+/// `client.rx.single` and `client.rx.singleResponse`: one-shot calls as `Single`s.
+final class ClientRxSingleTests: ClientRxStubCase {
+    private var scheduler: TestScheduler!
+    private var transport: StubTransport!
+
+    override func setUp() {
+        super.setUp()
+        scheduler = TestScheduler(initialClock: 0)
+        transport = StubTransport(scheduler: scheduler)
+    }
+
+    override func tearDown() {
+        scheduler = nil
+        transport = nil
+        super.tearDown()
+    }
+
+    private func makeClient(configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
+        try makeClientRxClient(transport, scheduler: scheduler, configure: configure)
+    }
+
+    func testSingle_succeedsWithTheValueWhenTheExecutionCompletes() throws {
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
+        let client = try makeClient()
+
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+
+        XCTAssertEqual(observer.events, [.next(205, clientRxAlice), .completed(205)])
+    }
+
+    func testSingle_answeredWhileSubscribing_succeeds() throws {
+        // Without a delay the stub answers inside `subscribe`: the single succeeds before
+        // its subscription is even returned.
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON))
+        let client = try makeClient()
+
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+
+        XCTAssertEqual(observer.events, [.next(200, clientRxAlice), .completed(200)])
+    }
+
+    func testSingle_cacheThenNetwork_succeedsWithTheNetworksValue() throws {
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
+        let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(clientRxBobJSON)) }
+
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+
+        XCTAssertEqual(observer.events, [.next(205, clientRxAlice), .completed(205)])
+    }
+
+    func testSingle_typedEndpoint_infersTheType() throws {
+        transport.stub(path: "/v1/users/2", .json(clientRxBobJSON, delay: .seconds(1)))
+        let client = try makeClient()
+        let bob: Single<ClientRxUser> = client.rx.single(ClientRxGetUser(id: 2))
+
+        let observer = scheduler.start { bob }
+
+        XCTAssertEqual(observer.events, [.next(201, clientRxBob), .completed(201)])
+    }
+
+    func testSingle_customSerializer() throws {
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(1)))
+        let client = try makeClient()
+
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), serializer: StringResponseSerializer()) }
+
+        XCTAssertEqual(observer.events, [.next(201, clientRxAliceJSON), .completed(201)])
+    }
+
+    func testSingle_failure_failsWithTheLeashError() throws {
+        transport.stub(path: "/v1/users/1", .status(500, delay: .seconds(4)))
+        let client = try makeClient()
+
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+
+        XCTAssertEqual(observer.events.count, 1)
+        XCTAssertEqual(observer.events.first?.time, 204)
+        XCTAssertEqual((clientRxError(observer) as? LeashError)?.statusCode, 500)
+    }
+
+    func testSingle_executionWithoutAValue_failsWithInvalidResponse() throws {
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(2)))
+        let client = try makeClient { $0.add(interceptor: ClientRxDropEverything()) }
+
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+
+        XCTAssertEqual(observer.events.first?.time, 202)
+        guard case .invalidResponse? = clientRxError(observer) as? LeashError else {
+            return XCTFail("expected LeashError.invalidResponse, got \(observer.events)")
+        }
+    }
+
+    func testSingleResponse_carriesTheDetails_andJustValueDropsThem() throws {
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(3)))
+        let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(clientRxBobJSON)) }
+
+        let details = scheduler.start {
+            client.rx.singleResponse(ClientRxEndpoint(), type: ClientRxUser.self).map {
+                "\($0.value.name) \($0.source)"
+            }
+        }
+        let values = scheduler.start(created: 1100, subscribed: 1200, disposed: 2000) {
+            client.rx.singleResponse(ClientRxGetUser(id: 1)).justValue()
+        }
+        let serialized = scheduler.start(created: 2100, subscribed: 2200, disposed: 3000) {
+            client.rx.singleResponse(ClientRxEndpoint(), serializer: StringResponseSerializer()).map { $0.statusCode }
+        }
+
+        XCTAssertEqual(details.events, [.next(203, "Alice network"), .completed(203)])
+        XCTAssertEqual(values.events, [.next(1203, clientRxAlice), .completed(1203)])
+        XCTAssertEqual(serialized.events, [.next(2203, 200), .completed(2203)])
+    }
+
+    func testSingle_disposedBeforeTheResponse_emitsNothing() throws {
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
+        let client = try makeClient()
+
+        let observer = scheduler.start(disposed: 202) { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+
+        XCTAssertEqual(observer.events, [])
+        XCTAssertEqual(transport.requests.count, 1)
+    }
+
+    func testSingle_zipOfTwoCalls_succeedsWhenTheSlowerOneDoes() throws {
+        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/2", .json(clientRxBobJSON, delay: .seconds(7)))
+        let client = try makeClient()
+
+        let observer = scheduler.start {
+            Single.zip(client.rx.single(ClientRxGetUser(id: 1)), client.rx.single(ClientRxGetUser(id: 2)))
+                .map { "\($0.name) & \($1.name)" }
+        }
+
+        XCTAssertEqual(observer.events, [.next(207, "Alice & Bob"), .completed(207)])
+    }
+}
