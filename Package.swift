@@ -27,8 +27,12 @@ let package = Package(
         // The narrated tour of Leash (`swift run leash-tour`), with its API on a loopback server.
         .executableTarget(
             name: "leash-tour",
-            dependencies: ["Leash", "RxLeash", "LeashInterceptors", "Rx", "RxTesting", "LoopbackServer"],
+            dependencies: [
+                "LeashExamples", "Leash", "RxLeash", "LeashInterceptors", "Rx", "RxTesting", "LoopbackServer",
+            ],
             path: "Playgrounds/LeashTour"),
+        // What the tour and the example tests share: the example API and a view model.
+        .target(name: "LeashExamples", dependencies: ["Leash", "RxLeash"], path: "Playgrounds/Examples"),
         // Helpers shared by the Leash test targets (a loopback server per test, leak checks).
         .target(
             name: "LeashTestSupport", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer"],
@@ -45,6 +49,9 @@ let package = Package(
                 "LeashInterceptors", "RxLeash", "Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport",
             ]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
+        .testTarget(
+            name: "LeashExamplesTests",
+            dependencies: ["LeashExamples", "RxLeash", "Leash", "Rx", "RxTesting", "LeashTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

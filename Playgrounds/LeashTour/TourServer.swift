@@ -1,4 +1,5 @@
 import Foundation
+import LeashExamples
 import LoopbackServer
 
 /// The tour's API on a `LoopbackServer`: users and posts shaped like JSONPlaceholder's,

@@ -46,9 +46,12 @@ do {
 let tour = Tour(api: api)
 if let client = tour.setup() {
     tour.executing(client)
+    tour.reactive(client)
     tour.encoding(client)
     tour.creating(client)
     tour.decoding(client)
+    tour.pipelines(client)
     tour.cancellation(client)
 }
+tour.viewModelInVirtualTime()
 exit(tour.finish() ? 0 : 1)

@@ -1,5 +1,6 @@
 import Foundation
-import Leash
+import LeashExamples
+import RxLeash
 
 extension Tour {
     /// Cancelling an execution cancels its request: the server sees the connection close.
@@ -15,6 +16,13 @@ extension Tour {
             let closed = server.waitUntil(timeout: 5) { $0.clientDisconnectCount > disconnectsBefore }
             check(arrived && closed, "the server saw the request arrive, then the client close the connection")
             check(!called.value, "a cancelled execution calls nobody back")
+
+            say("With client.rx, disposing the subscription does the same.")
+            let subscription = client.rx.execute(API.slow, type: Data.self).subscribe()
+            let arrivedAgain = server.waitUntil(timeout: 5) { $0.openConnectionCount > 0 }
+            subscription.dispose()
+            let closedAgain = server.waitUntil(timeout: 5) { $0.clientDisconnectCount > disconnectsBefore + 1 }
+            check(arrivedAgain && closedAgain, "dispose() closed the connection too")
         }
     }
 }

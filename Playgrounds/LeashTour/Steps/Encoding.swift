@@ -1,4 +1,5 @@
 import Foundation
+import LeashExamples
 import Leash
 
 extension Tour {
