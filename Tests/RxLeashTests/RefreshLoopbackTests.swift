@@ -85,7 +85,10 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         let authenticator = RefreshAuthenticator(token: "expired")
         let tokenClient = try makeClient()
         let refresher = TokenRefresher(authenticator: authenticator) {
-            Self.refresh(through: { tokenClient }, into: authenticator)
+            tokenClient.execution(TokenEndpoint(), as: TokenBody.self)
+                .compactMap(\.value)
+                .do(onNext: { authenticator.accessToken = $0.token })
+                .asCompletable()
         }
         let client = try makeClient { $0.refreshing(with: refresher).timeout(120) }
 
@@ -126,7 +129,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         }
         let published = SpecLocked<[LeashError]>([])
         let subscription = refresher.refreshFailures.subscribe(onNext: { error in
-            published.withLock { $0.append(error) }
+            published.withLock { $0.append(error) }  // e.g. show the login screen
         })
         defer { subscription.dispose() }
         let client = try makeClient { $0.refreshing(with: refresher).timeout(30) }
