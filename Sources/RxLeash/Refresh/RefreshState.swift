@@ -4,31 +4,28 @@ import Rx
 
 /// The state of a `TokenRefresher`, kept behind its lock. A plain value that decides; the
 /// refresher acts on the decision after the lock is released (it starts the user's
-/// refresh, subscribes waiters, publishes failures).
+/// refresh, ends the run, publishes failures).
 struct RefreshState {
     /// What a request rejected as unauthorized does next.
     enum Decision {
         /// Wait for the refresh in flight.
-        case join(AsyncSubject<Never>)
+        case join(RefreshRun)
         /// Retry at once: a refresh finished since the caller looked, so the authenticator
         /// holds another credential already.
         case retryNow
         /// Start this refresh (the caller subscribes to the user's stream) and wait for it.
-        case start(AsyncSubject<Never>)
+        case start(RefreshRun)
         /// Refresh no more: too many in the window.
         case refuse(LeashError)
     }
 
     /// The refresh in flight: its waiters subscribe to it, and it ends as the refresh does.
-    var inFlight: AsyncSubject<Never>?
+    var inFlight: RefreshRun?
     /// How many refreshes succeeded so far, so that a caller can tell whether one finished
     /// between two looks.
     var succeeded = 0
     /// When the refreshes of the current window started.
     var starts: [RxTime] = []
-    /// Failures waiting to be published, in order, by the one thread publishing.
-    var pendingFailures: [LeashError] = []
-    var isPublishing = false
 
     /// Decides for a request whose credential is still the authenticator's, at `now`.
     /// `seenSucceeded` is `succeeded` as the caller saw it before reading the credential.
@@ -42,34 +39,14 @@ struct RefreshState {
                     underlying: TokenRefreshError.refreshLimitReached(maximum: maximum, window: window)))
         }
         starts.append(now)
-        let refresh = AsyncSubject<Never>()
+        let refresh = RefreshRun()
         inFlight = refresh
         return .start(refresh)
     }
 
     /// The refresh `refresh` ended (failed if `failed`): the next request may start another.
-    mutating func finish(_ refresh: AsyncSubject<Never>, failed: Bool) {
+    mutating func finish(_ refresh: RefreshRun, failed: Bool) {
         if inFlight === refresh { inFlight = nil }
         if !failed { succeeded += 1 }
-    }
-
-    /// Queues `failure`; returns it if the caller must publish it now (and then call
-    /// `nextFailure()` until it returns nil), or nil if another thread is publishing.
-    mutating func submitFailure(_ failure: LeashError) -> LeashError? {
-        if isPublishing {
-            pendingFailures.append(failure)
-            return nil
-        }
-        isPublishing = true
-        return failure
-    }
-
-    /// The next failure for the publishing thread, or nil (and publishing ends).
-    mutating func nextFailure() -> LeashError? {
-        if pendingFailures.isEmpty {
-            isPublishing = false
-            return nil
-        }
-        return pendingFailures.removeFirst()
     }
 }

@@ -68,7 +68,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
     private let scheduler: SchedulerType
     private let isExcluded: @Sendable (Endpoint) -> Bool
     private let state = LockedState(RefreshState())
-    private let failures = PublishSubject<LeashError>()
+    private let failures = RefreshFailures()
 
     /// A refresher.
     ///
@@ -111,7 +111,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
     /// `LeashError.authenticationFailed` the waiting executions got. Never completes.
     /// Delivered on the thread where the refresh failed, one at a time: observe it on the
     /// main scheduler to show a login screen.
-    public var refreshFailures: Observable<LeashError> { failures.asObservable() }
+    public var refreshFailures: Observable<LeashError> { failures.observable }
 
     /// Whether a refresh is in flight.
     public var isRefreshing: Bool { state.withLock { $0.inFlight != nil } }
@@ -129,7 +129,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
     public func refreshIfNeeded(rejected credential: String?) -> Completable {
         Completable.deferred { [self] in
             let (inFlight, seenSucceeded) = state.withLock { ($0.inFlight, $0.succeeded) }
-            if let inFlight { return inFlight.asCompletable() }
+            if let inFlight { return inFlight.completion }
             // The app's code: read outside the lock.
             if authenticator.authentication != credential { return .empty() }
             let now = scheduler.now
@@ -140,15 +140,15 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
             }
             switch decision {
             case .join(let refresh):
-                return refresh.asCompletable()
+                return refresh.completion
             case .retryNow:
                 return .empty()
             case .refuse(let error):
-                publish(error)
+                failures.publish(error)
                 return .error(error)
             case .start(let refresh):
                 start(refresh)
-                return refresh.asCompletable()
+                return refresh.completion
             }
         }
     }
@@ -157,7 +157,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
     /// (see `RequestGate`).
     public func admission(for endpoint: Endpoint, attempt: Int) -> Completable? {
         guard let inFlight = state.withLock({ $0.inFlight }), !isExcluded(endpoint) else { return nil }
-        return inFlight.asCompletable()
+        return inFlight.completion
     }
 
     // MARK: Internals shared by the manager setup and the operator
@@ -169,7 +169,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
 
     /// The refresh in flight, if any, for a stream about to start.
     var currentRefresh: Completable? {
-        state.withLock { $0.inFlight }?.asCompletable()
+        state.withLock { $0.inFlight }?.completion
     }
 
     /// Whether `statusCode` means unauthorized.
@@ -194,7 +194,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
 
     // MARK: Running a refresh
 
-    private func start(_ refresh: AsyncSubject<Never>) {
+    private func start(_ refresh: RefreshRun) {
         // Not disposed by anyone: the refresh runs to its end (see the type's comment), and
         // its subscription lives as long as the refresh does.
         _ = self.refresh().subscribe(
@@ -202,12 +202,12 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
             onError: { [self] error in finish(refresh, error: error) })
     }
 
-    private func finish(_ refresh: AsyncSubject<Never>, error: Swift.Error?) {
+    private func finish(_ refresh: RefreshRun, error: Swift.Error?) {
         // Reset first: waiters retry as soon as they hear, and must find no refresh in
         // flight (a 401 after this may refresh again).
         state.withLock { $0.finish(refresh, failed: error != nil) }
         guard let error else {
-            refresh.onCompleted()
+            refresh.finish(.completed)
             return
         }
         let failure: LeashError
@@ -216,17 +216,8 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
         } else {
             failure = .authenticationFailed(underlying: error)
         }
-        publish(failure)
-        refresh.onError(failure)
-    }
-
-    /// Publishes `failure` on `refreshFailures`, never to two threads at once.
-    private func publish(_ failure: LeashError) {
-        var next = state.withLock { $0.submitFailure(failure) }
-        while let current = next {
-            failures.onNext(current)
-            next = state.withLock { $0.nextFailure() }
-        }
+        failures.publish(failure)
+        refresh.finish(.error(failure))
     }
 }
 
