@@ -21,8 +21,8 @@ import Rx
 /// subscription to the wait.
 public protocol RequestGate: Sendable {
     /// What attempt `attempt` of `endpoint` must wait for before its request is built:
-    /// `nil` to go at once (the common case, which costs nothing more), or a completable
-    /// that completes when the request may go. If it fails, the execution fails with its
+    /// `nil` to go at once (the common case), or a completable that completes when the
+    /// request may go. If it fails, the execution fails with its
     /// error (interceptors do not see it).
     ///
     /// Called on the thread that starts the attempt; must not block.
