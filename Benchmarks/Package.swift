@@ -32,8 +32,8 @@ let package = Package(
         .executableTarget(
             name: "net-benchmarks",
             dependencies: [
-                .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"), "LoopbackServer",
-                "MallocCounter",
+                .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                .product(name: "RxLeash", package: "Leash"), "LoopbackServer", "MallocCounter",
             ],
             path: "Sources/NetBenchmarks"
         ),

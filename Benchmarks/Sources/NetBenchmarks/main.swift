@@ -8,7 +8,7 @@ import Leash
 // counted, and seen by the server).
 //
 //     swift run -c release --package-path Benchmarks net-benchmarks [--requests N] [--executions K]
-//         [--only "scenario name"]
+//         [--storm S] [--only "scenario name"]
 
 let arguments = CommandLine.arguments
 
@@ -27,6 +27,8 @@ func option(_ name: String, default value: Int) -> Int {
 /// Requests per network run, and executions per stub run.
 let requests = option("--requests", default: 2_048)
 let executions = option("--executions", default: 20_000)
+/// Concurrent requests of the refresh storm (and of the plain run it is compared with).
+let stormRequests = option("--storm", default: 1_000)
 let inFlight = 64
 
 let modes = [1, inFlight].flatMap { concurrency in
@@ -71,10 +73,19 @@ if let index = arguments.firstIndex(of: "--only") {
         scenario = bench.scenario(mode, total: requests)
     } else if let match = pipeline.first(where: { $0.name == name }) {
         scenario = match
+    } else if [RefreshStormBench.stormName, RefreshStormBench.plainName].contains(name) {
+        // Either name runs both, side by side: the storm's time only means something
+        // against the plain requests'.
+        let stormBench = RefreshStormBench()
+        stormBench.report(measureSideBySide(stormBench.scenarios(total: stormRequests)))
+        exit(0)
     } else {
         fail(
             "no scenario named \"\(name)\"; names: "
-                + (modes.map(\.name) + pipeline.map(\.name)).joined(separator: "; "))
+                + (modes.map(\.name) + pipeline.map(\.name) + [
+                    RefreshStormBench.stormName, RefreshStormBench.plainName,
+                ])
+                .joined(separator: "; "))
     }
     let timing = measureSideBySide([scenario], repetitions: 20)[0]
     print("\(name): \(timing.operationsPerSecond) operations/s, \(timing.cpuPerOperation * 1e6) µs CPU/operation")
@@ -98,6 +109,9 @@ for (index, mode) in modes.enumerated() {
     credentialReads[mode.name] = Double(bench.leash.credentialReads - readsBefore) / Double(countedRequests)
 }
 server.stop()
+
+let stormBench = RefreshStormBench()
+let stormTimings = measureSideBySide(stormBench.scenarios(total: stormRequests))
 
 var pipelineTimings = measureSideBySide(pipeline)
 for index in pipelineTimings.indices {
@@ -168,3 +182,10 @@ if !mallocCounterWorks {
     print()
     print("Allocations not measured: the malloc family could not be interposed on this platform.")
 }
+
+print()
+print(
+    "Refresh storm: \(stormRequests) requests started at once against a LoopbackServer in this process; "
+        + "the storm's all get 401 once and share one refresh (checked every run).")
+print()
+stormBench.report(stormTimings)

@@ -62,7 +62,8 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
         case .retryLimitExceeded(let attempts, let lastError):
             return "Gave up after \(attempts) attempts" + (lastError.map { "; last error: \($0)" } ?? "") + "."
         case .authenticationFailed(let underlying):
-            return "Could not refresh the credential" + (underlying.map { ": \($0)" } ?? "") + "."
+            return "Could not refresh the credential" + (underlying.map { ": \($0)" } ?? "")
+                + ". The requests that waited for it failed; the next one may refresh again, or ask the user to sign in."
         case .invalidResponse(let reason):
             return "Invalid response: \(reason)."
         }

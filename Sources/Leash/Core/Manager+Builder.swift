@@ -32,6 +32,7 @@ extension Manager {
         var queue: DispatchQueue?
         var retryLimit = 3
         var schedulerValue: SchedulerType?
+        var gates: [RequestGate] = []
 
         /// Starts with nothing set.
         public init() {}
@@ -195,6 +196,14 @@ extension Manager {
         @discardableResult
         public func scheduler(_ value: SchedulerType) -> Self {
             schedulerValue = value
+            return self
+        }
+
+        /// Adds a gate that every attempt waits on before its request is built (after the
+        /// gates already added); see `RequestGate`.
+        @discardableResult
+        public func gate(_ value: RequestGate) -> Self {
+            gates.append(value)
             return self
         }
 

@@ -47,6 +47,8 @@ public final class Manager: @unchecked Sendable {
     public let maximumRetryCount: Int
     /// Where Leash's own timers (timeouts) run. A `TestScheduler` makes them virtual.
     public let scheduler: SchedulerType
+    /// What every attempt waits for before its request is built, asked in order.
+    public let requestGates: [RequestGate]
     /// The interceptors sorted by kind.
     let interceptorSet: InterceptorSet
     /// The base URL's string without a trailing slash, for joining paths without parsing
@@ -66,6 +68,7 @@ public final class Manager: @unchecked Sendable {
         self.callbackQueue = builder.queue
         self.maximumRetryCount = builder.retryLimit
         self.scheduler = builder.schedulerValue ?? Manager.timerScheduler
+        self.requestGates = builder.gates
         self.interceptorSet = InterceptorSet(builder.interceptorList)
         let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
         if let components, components.percentEncodedQuery == nil, components.percentEncodedFragment == nil {

@@ -13,12 +13,31 @@ public final class ExecutionContext: @unchecked Sendable {
     public let request: DataRequest
     /// Which attempt this is, from 1.
     public let attempt: Int
+    /// Shared by every attempt of the execution.
+    private let marks: ExecutionMarks?
 
-    init(client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int) {
+    init(client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, marks: ExecutionMarks? = nil) {
         self.client = client
         self.endpoint = endpoint
         self.request = request
         self.attempt = attempt
+        self.marks = marks
+    }
+
+    /// Records `mark` for the whole execution: every later attempt sees it. For
+    /// interceptors that act at most once per execution (refresh a credential and retry
+    /// once), since each attempt composes them anew with a new context.
+    ///
+    /// - Returns: `true` if the execution had no such mark yet, `false` if an attempt
+    ///   (this one or an earlier one) recorded it already.
+    @discardableResult
+    public func mark(_ mark: String) -> Bool {
+        marks?.insert(mark) ?? true
+    }
+
+    /// Whether an attempt of this execution recorded `mark` (see `mark(_:)`).
+    public func isMarked(_ mark: String) -> Bool {
+        marks?.contains(mark) ?? false
     }
 
     /// A stream that restarts the execution from the start (a new attempt, with the
@@ -37,4 +56,17 @@ public final class ExecutionContext: @unchecked Sendable {
 /// becomes `LeashError.retryLimitExceeded` with `lastError`.
 struct RetrySignal: Swift.Error {
     let lastError: Swift.Error?
+}
+
+/// The marks of one execution (see `ExecutionContext.mark(_:)`); copies share them.
+struct ExecutionMarks: Sendable {
+    private let marks = LockedState<Set<String>>([])
+
+    func insert(_ mark: String) -> Bool {
+        marks.withLock { $0.insert(mark).inserted }
+    }
+
+    func contains(_ mark: String) -> Bool {
+        marks.withLock { $0.contains(mark) }
+    }
 }

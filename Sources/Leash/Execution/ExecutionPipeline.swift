@@ -142,10 +142,12 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
                 Response(result: pipeline.serialize(response), extra: response.extra)
             }
         }
-        let attemptStream = Observable.deferred {
-            let (outcomes, context) = stages.attempt(attempt)
-            return pipeline.serializationStage(outcomes, context: context)
-        }
+        let attemptStream = stages.admitted(
+            attempt,
+            Observable.deferred {
+                let (outcomes, context) = stages.attempt(attempt)
+                return pipeline.serializationStage(outcomes, context: context)
+            })
         return attemptStream.catch { error in
             do {
                 try stages.prepareRetry(after: error, attempt: attempt)
@@ -261,6 +263,9 @@ final class DataStages: @unchecked Sendable {
     let interceptors: InterceptorSet
     let progress: ProgressSink
     let acceptableStatusCodes: Set<Int>
+    /// What operator interceptors record across this execution's attempts; only they see
+    /// it, so it is made only when there are some.
+    let marks: ExecutionMarks?
 
     init(client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink) {
         self.client = client
@@ -268,19 +273,21 @@ final class DataStages: @unchecked Sendable {
         self.interceptors = interceptors
         self.progress = progress
         self.acceptableStatusCodes = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
+        self.marks = interceptors.operators.isEmpty ? nil : ExecutionMarks()
     }
 
     /// The outcomes of attempt `attempt` and, on `RetrySignal`, of the next ones, up to the
     /// manager's retry limit.
     ///
-    /// Without operator interceptors (which are composed per attempt) the attempt's state
-    /// machine retries in place; otherwise each attempt is composed anew.
+    /// Without operator interceptors (which are composed per attempt) and request gates
+    /// (which each attempt waits on) the attempt's state machine retries in place;
+    /// otherwise each attempt is composed anew.
     func outcomesWithRetries(from attempt: Int) -> Observable<Response<Data>> {
-        if interceptors.operators.isEmpty {
+        if interceptors.operators.isEmpty && client.manager.requestGates.isEmpty {
             return AttemptProducer(stages: self, start: .retryingInPlace(fromAttempt: attempt)).asObservable()
         }
         let stages = self
-        return Observable.deferred { stages.attempt(attempt).0 }
+        return admitted(attempt, Observable.deferred { stages.attempt(attempt).0 })
             .catch { error in
                 do {
                     try stages.prepareRetry(after: error, attempt: attempt)
@@ -315,12 +322,12 @@ final class DataStages: @unchecked Sendable {
             let urlRequest = try client.urlRequest(for: endpoint)
             progress.send(.requestPrepared(urlRequest, attempt: attempt))
             let context = ExecutionContext(
-                client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt)
+                client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt, marks: marks)
             return (.success(urlRequest), context)
         } catch {
             let context = ExecutionContext(
                 client: client, endpoint: endpoint, request: DataRequest(URLRequest(url: client.manager.baseURL)),
-                attempt: attempt)
+                attempt: attempt, marks: marks)
             return (.failure(error), context)
         }
     }
