@@ -140,3 +140,34 @@ final class SearchViewModelTests: XCTestCase {
         XCTAssertEqual(searchedTerms(), ["q=le"], "the request went out, and its answer (due at 1510) never arrived")
     }
 }
+
+extension SearchViewModelTests {
+    func testAnExpiredTokenIsRefreshedOnce_andTheSearchGoesThrough() throws {
+        let tokens = TokenStore(token: "expired")
+        _ = stub.stub(
+            matching: { $0.value(forHTTPHeaderField: "Authorization") == "Bearer expired" },
+            [.status(401, delay: .milliseconds(20))])
+        _ = stub.stub(
+            matching: { $0.value(forHTTPHeaderField: "Authorization") == "Bearer fresh" && $0.url?.path == "/users" },
+            [.json(encoding: [leanne], delay: .milliseconds(20))])
+        _ = stub.stub(.post, path: "/token", .json(#"{"token":"fresh"}"#, delay: .milliseconds(50)))
+        let tokenClient = Client(
+            manager: try Manager.Builder().url("https://api.example.com").transport(stub).scheduler(scheduler).build())
+        let refresher = TokenRefresher(authenticator: tokens, scheduler: scheduler) {
+            tokenClient.rx.single(RefreshToken()).do(onSuccess: { tokens.token = $0.token }).asCompletable()
+        }
+        let viewModel = try makeViewModel(typing: [.next(210, "le")]) { $0.refreshing(with: refresher) }
+
+        let observer = scheduler.start(created: 0, subscribed: 200, disposed: 2_000) { viewModel.state }
+
+        // The search goes out at 510 with the expired token and gets 401 at 530; the refresh
+        // answers at 580; the search goes out again and answers at 600.
+        XCTAssertEqual(
+            observer.events, [.next(200, .idle), .next(510, .searching("le")), .next(600, .results([leanne]))])
+        XCTAssertEqual(
+            stub.requests.map {
+                "\($0.httpMethod ?? "") \($0.url?.path ?? "") \($0.value(forHTTPHeaderField: "Authorization") ?? "-")"
+            },
+            ["GET /users Bearer expired", "POST /token -", "GET /users Bearer fresh"])
+    }
+}
