@@ -59,7 +59,11 @@ enum TourServer {
             },
             .get("/me") { request in
                 guard request.headers["Authorization"] == "Bearer \(state.currentToken)" else {
+                    state.countRejection()
+                    // Answered a little late, so that requests sent together all meet the
+                    // expired token before any refresh has started.
                     return .json(Data(#"{"error":"the token is missing or expired"}"#.utf8), status: 401)
+                        .delayed(by: 0.1)
                 }
                 return .json(users[0])
             },
@@ -73,12 +77,20 @@ final class TourServerState: @unchecked Sendable {
     private let lock = NSLock()
     private var token = "token-0"
     private var issued = 0
+    private var rejected = 0
 
     /// The token `/me` accepts.
     var currentToken: String { lock.withLock { token } }
 
     /// How many tokens `/token` handed out.
     var tokensIssued: Int { lock.withLock { issued } }
+
+    /// How many requests `/me` rejected with 401.
+    var rejections: Int { lock.withLock { rejected } }
+
+    func countRejection() {
+        lock.withLock { rejected += 1 }
+    }
 
     /// A new token, which replaces the current one.
     func issueToken() -> String {

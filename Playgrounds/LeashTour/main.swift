@@ -51,6 +51,7 @@ if let client = tour.setup() {
     tour.creating(client)
     tour.decoding(client)
     tour.pipelines(client)
+    tour.tokenRefresh()
     tour.cancellation(client)
 }
 tour.viewModelInVirtualTime()
