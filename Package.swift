@@ -15,7 +15,6 @@ let package = Package(
         .library(name: "Leash", targets: ["Leash"]),
         .library(name: "RxLeash", targets: ["RxLeash"]),
         .library(name: "LeashInterceptors", targets: ["LeashInterceptors"]),
-        .executable(name: "leash-tour", targets: ["leash-tour"]),
     ],
     targets: [
         .target(name: "Rx"),

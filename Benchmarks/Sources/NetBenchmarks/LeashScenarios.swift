@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Leash
+import RxLeash
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
@@ -50,30 +51,41 @@ enum LeashScenarios {
         }
     }
 
+    /// `total` executions through `client.rx.execute(_:type:)`, `inFlight` at a time.
+    static func rx(_ client: Client, total: Int, inFlight: Int) -> Tally {
+        closedLoop(total: total, inFlight: inFlight) { completion in
+            _ = client.rx.execute(BenchmarkAPI.json, type: Sample.self)
+                .subscribe(onNext: { completion($0) }, onError: { _ in completion(nil) })
+        }
+    }
+
     /// `total` executions through `try await client.execute(_:as:)`: `inFlight` tasks,
     /// each awaiting `total / inFlight` executions one after another.
     static func async(_ client: Client, total: Int, inFlight: Int) -> Tally {
-        let lanes = min(inFlight, total)
-        let result = SharedTally()
-        let done = DispatchSemaphore(value: 0)
-        Task.detached {
-            await withTaskGroup(of: Tally.self) { group in
-                for lane in 0..<lanes {
-                    // Spread any remainder over the first lanes.
-                    let count = total / lanes + (lane < total % lanes ? 1 : 0)
-                    group.addTask {
-                        var tally = Tally()
-                        for _ in 0..<count {
-                            tally.record(try? await client.execute(BenchmarkAPI.json, as: Sample.self))
-                        }
-                        return tally
-                    }
-                }
-                for await tally in group { result.add(tally) }
-            }
-            done.signal()
-        }
-        done.wait()
-        return result.value
+        asyncLanes(total: total, inFlight: inFlight) { try? await client.execute(BenchmarkAPI.json, as: Sample.self) }
     }
+}
+
+/// `total` calls of `call`: `inFlight` tasks, each awaiting its share one after another.
+func asyncLanes(total: Int, inFlight: Int, _ call: @escaping @Sendable () async -> Sample?) -> Tally {
+    let lanes = min(inFlight, total)
+    let result = SharedTally()
+    let done = DispatchSemaphore(value: 0)
+    Task.detached {
+        await withTaskGroup(of: Tally.self) { group in
+            for lane in 0..<lanes {
+                // Spread any remainder over the first lanes.
+                let count = total / lanes + (lane < total % lanes ? 1 : 0)
+                group.addTask {
+                    var tally = Tally()
+                    for _ in 0..<count { tally.record(await call()) }
+                    return tally
+                }
+            }
+            for await tally in group { result.add(tally) }
+        }
+        done.signal()
+    }
+    done.wait()
+    return result.value
 }

@@ -5,7 +5,10 @@ import Leash
 struct NetworkMode {
     enum API: String {
         case raw = "raw URLSession"
+        /// `try await session.data(for:)`: the floor of the async form.
+        case rawAsync = "raw URLSession async"
         case callback = "leash callback"
+        case rx = "leash client.rx"
         case async = "leash async"
         /// `URLSessionTransport.send` alone, no pipeline: separates the transport's cost
         /// from the pipeline's.
@@ -37,21 +40,28 @@ struct NetworkBench {
                 name: mode.name, operations: total, expect: Tally(values: total, served: total),
                 observe: { Tally(served: server.requestCount()) }
             ) { RawScenarios.callbacks(raw, total: total, inFlight: mode.concurrency) }
+        case .rawAsync:
+            return Scenario(
+                name: mode.name, operations: total, expect: Tally(values: total, served: total),
+                observe: { Tally(served: server.requestCount()) }
+            ) { RawScenarios.async(raw, total: total, inFlight: mode.concurrency) }
         case .transport:
             let transport = self.transport
             return Scenario(
                 name: mode.name, operations: total, expect: Tally(values: total, served: total),
                 observe: { Tally(served: server.requestCount()) }
             ) { RawScenarios.transport(transport, url: raw.url, total: total, inFlight: mode.concurrency) }
-        case .callback, .async:
+        case .callback, .rx, .async:
             return Scenario(
                 name: mode.name, operations: total,
                 expect: Tally(values: total, served: total, interceptorCalls: 3 * total),
                 observe: { Tally(served: server.requestCount(), interceptorCalls: leash.interceptorCalls()) }
             ) {
-                mode.api == .callback
-                    ? LeashScenarios.callbacks(leash.client, total: total, inFlight: mode.concurrency)
-                    : LeashScenarios.async(leash.client, total: total, inFlight: mode.concurrency)
+                switch mode.api {
+                case .callback: return LeashScenarios.callbacks(leash.client, total: total, inFlight: mode.concurrency)
+                case .rx: return LeashScenarios.rx(leash.client, total: total, inFlight: mode.concurrency)
+                default: return LeashScenarios.async(leash.client, total: total, inFlight: mode.concurrency)
+                }
             }
         }
     }

@@ -12,9 +12,9 @@ import Rx
 final class RawClient: @unchecked Sendable {
     // @unchecked: immutable; URLSession is thread-safe, and JSONDecoder decodes
     // concurrently (it keeps no state between calls).
-    private let session: URLSession
+    let session: URLSession
     let url: URL
-    private let decoder = JSONDecoder()
+    let decoder = JSONDecoder()
 
     init(baseURL: URL) {
         let configuration = URLSessionConfiguration.ephemeral
@@ -45,7 +45,24 @@ final class RawClient: @unchecked Sendable {
     }
 }
 
+extension RawClient {
+    /// `GET /json` with `try await session.data(for:)`, decoded; `nil` as in `get`.
+    func getAsync() async -> Sample? {
+        var request = URLRequest(url: url)
+        request.setValue(benchmarkToken, forHTTPHeaderField: "Authorization")
+        guard let (data, response) = try? await session.data(for: request),
+            let status = (response as? HTTPURLResponse)?.statusCode, (200..<300).contains(status)
+        else { return nil }
+        return try? decoder.decode(Sample.self, from: data)
+    }
+}
+
 enum RawScenarios {
+    /// `total` requests through `getAsync()`: `inFlight` tasks, each awaiting its share.
+    static func async(_ client: RawClient, total: Int, inFlight: Int) -> Tally {
+        asyncLanes(total: total, inFlight: inFlight) { await client.getAsync() }
+    }
+
     /// `total` requests through `URLSessionTransport.send`, decoded in the subscriber.
     static func transport(_ transport: URLSessionTransport, url: URL, total: Int, inFlight: Int) -> Tally {
         let decoder = JSONDecoder()
