@@ -19,7 +19,8 @@ import Foundation
 /// are an unclosed `[`, an empty `[]`, a reversed range `[9-0]`, a quantifier with
 /// nothing before it, and a trailing `\`.
 ///
-/// `"/expenses/[0-9]*/"` matches `/expenses/` and `/expenses/42/`; `"/users/[0-9]+"`
+/// `"/expenses/[0-9]*/"` (Leash's spelling) matches `/expenses/42/` (and `/expenses//`,
+/// as `*` allows no digit: write `[0-9]+` for one or more); `"/users/[0-9]+"`
 /// matches `/users/7` but not `/users/` or `/users/7/posts`; `"/files/.*"` matches
 /// everything under `/files/`.
 ///
