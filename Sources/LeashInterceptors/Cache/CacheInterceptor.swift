@@ -20,6 +20,9 @@ import Rx
 /// }
 /// ```
 ///
+/// (Swift asks subclasses of an `@unchecked Sendable` class to restate it; a subclass
+/// that adds mutable state must guard it.)
+///
 /// - Policies are matched against the endpoint's `path` as declared (a leading `/`
 ///   added if missing, its `?query` left out) with `PathPattern`s; the first registered
 ///   pattern that matches decides. Paths with no policy are not touched.
