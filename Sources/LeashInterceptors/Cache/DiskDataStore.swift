@@ -17,7 +17,8 @@ import Foundation
 /// `removeAll()` deletes the `.leashcache` files of `directory` and nothing else.
 ///
 /// ```swift
-/// let caches = FileManager.default.urls(for: .cachesDirectory, in: .userDomainMask)[0]
+/// let caches = try FileManager.default.url(
+///     for: .cachesDirectory, in: .userDomainMask, appropriateFor: nil, create: true)
 /// let store = DiskDataStore(directory: caches.appendingPathComponent("api-cache"))
 /// ```
 public final class DiskDataStore: DataStore {
