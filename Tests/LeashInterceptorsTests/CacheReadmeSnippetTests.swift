@@ -55,8 +55,11 @@ private final class APICache: CacheInterceptor, @unchecked Sendable {
 final class CacheReadmeSnippetTests: LoopbackIntegrationCase {
     private let shown = CacheSpecList<String>()
 
+    private var networkValueShown: XCTestExpectation?
+
     private func show(_ expense: Expense?, stale: Bool) {
         shown.append("\(expense?.amount ?? -1)\(stale ? " stale" : "")")
+        if !stale { networkValueShown?.fulfill() }
     }
 
     func testReadmeSnippets_loggerValidatorsAndCache() async throws {
@@ -82,15 +85,15 @@ final class CacheReadmeSnippetTests: LoopbackIntegrationCase {
         XCTAssertEqual(first, Expense(id: 1, amount: 10))
 
         let done = expectation(description: "network value")
+        networkValueShown = done
         // Snippet: cache then network
         client.execute(GetExpense(id: 1)) { (response: Response<Expense>) in
             switch response.source {
             case .cache?: self.show(response.value, stale: true)  // the last known value, at once
             default: self.show(response.value, stale: false)  // then the server's
             }
-            // End snippet
-            if response.source == .network { done.fulfill() }
         }
+        // End snippet
         await fulfillment(of: [done], timeout: 10)
         XCTAssertEqual(shown.all, ["10 stale", "25"])
 
