@@ -7,8 +7,8 @@ import Foundation
 /// The outcome of an execution: a value, or an error.
 ///
 /// As in Leash, `extra` accompanies a value. Leash put Alamofire's `DataResponse` there;
-/// Leash here puts a `ResponseExtra`, which says where the value came from (the network
-/// or an interceptor, such as a cache), with the status code, headers and body of a
+/// Leash here puts a `ResponseExtra`, which says where the value came from (the network,
+/// an interceptor, or a cache), with the status code, headers and body of a
 /// network response and the `extra` an interceptor passed.
 public enum Response<Value> {
     /// A value, with details of where it came from.
@@ -94,8 +94,11 @@ extension Response {
 public enum ResponseSource: Equatable, Sendable {
     /// A response from the server.
     case network
-    /// An interceptor completed the execution (for example from a cache).
+    /// An interceptor completed the execution.
     case interceptor
+    /// A cache answered with a body it stored earlier (an interceptor sets this by
+    /// completing with a `ResponseExtra` whose source is `.cache`).
+    case cache
 }
 
 /// The details that come with a value: its source and, for network responses, the

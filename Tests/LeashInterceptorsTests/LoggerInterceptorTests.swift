@@ -1,0 +1,127 @@
+import Foundation
+import Leash
+import LeashInterceptors
+import Rx
+import RxTesting
+import XCTest
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Retries the first attempt once, from the completion stage.
+private final class RetryFirstAttempt: CompletionInterceptor, Sendable {
+    func intercept(chain: InterceptorChain<Data>, response: Response<Data>) {
+        if chain.attempt == 1, (try? chain.retry()) != nil { return }
+        chain.proceed()
+    }
+}
+
+private struct Body: Encodable {
+    let name: String
+}
+
+final class LoggerInterceptorTests: CacheSpecStubTestCase {
+    private let url = "\(cacheSpecBaseURL)/expenses/1"
+
+    func testSuccess_logsRequestThenCheckmarkAtDebugLevel() throws {
+        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON))
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)])
+
+        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        XCTAssertEqual(observer.events.last?.value.isCompleted, true)
+        XCTAssertEqual(
+            logger.all,
+            [
+                .init(level: .debug, message: "👉👉👉 GET \(url)"),
+                .init(level: .debug, message: "✔✔✔ GET \(url)"),
+            ])
+    }
+
+    func testTransportFailure_logsCrossThenTheErrorAtErrorLevel() throws {
+        transport.stub(path: "/v1/expenses/1", .error(.notConnectedToInternet))
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)])
+
+        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
+        XCTAssertEqual(logger.messages.prefix(2), ["👉👉👉 GET \(url)", "✖✖✖ GET \(url)"])
+        XCTAssertEqual(logger.all.last, .init(level: .error, message: error.description))
+        XCTAssertEqual(logger.all.count, 3)
+    }
+
+    func testStatusFailure_logsTheStatusErrorWithItsCode() throws {
+        transport.stub(path: "/v1/expenses/1", .text("nope", status: 404))
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)])
+
+        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        XCTAssertEqual(logger.messages.dropLast(), ["👉👉👉 GET \(url)", "✖✖✖ GET \(url)"])
+        XCTAssertEqual(logger.all.last?.level, .error)
+        XCTAssertTrue(logger.all.last?.message.contains("404") == true, "\(logger.all)")
+    }
+
+    func testCachedValue_isLoggedAsCached() throws {
+        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON), .json(cacheSpecNewJSON, delay: .seconds(2)))
+        let logger = CacheSpecRecordingLogger()
+        let cache = CacheInterceptor(dataStore: InMemoryDataStore())
+        cache.register(policy: CachePolicy.CacheAndRenew(), to: "/expenses/[0-9]+")
+        let client = try makeClient([LoggerInterceptor(logger: logger), cache])
+        _ = cacheSpecRun(client, CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+
+        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        XCTAssertEqual(
+            logger.messages,
+            [
+                "👉👉👉 GET \(url)", "✔✔✔ GET \(url)",
+                "👉👉👉 GET \(url)", "✔✔✔ GET \(url) (cache)", "✔✔✔ GET \(url)",
+            ])
+    }
+
+    func testRetry_logsTheRequestAgainWithItsAttempt() throws {
+        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON))
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger), RetryFirstAttempt()])
+
+        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        XCTAssertEqual(
+            logger.messages,
+            ["👉👉👉 GET \(url)", "✔✔✔ GET \(url)", "👉👉👉 GET \(url) (attempt 2)", "✔✔✔ GET \(url)"])
+    }
+
+    func testRequestThatCannotBeBuilt_logsTheEndpointAndTheEncodingError() throws {
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)])
+
+        // A body on a GET cannot be encoded: no request, so no 👉 line.
+        let observer = scheduler.start {
+            client.execution(CacheSpecEndpoint("/expenses", parameters: Body(name: "x")), as: CacheSpecExpense.self)
+        }
+
+        guard case .encoding? = cacheSpecError(observer) as? LeashError else {
+            return XCTFail("expected an encoding error, got \(String(describing: cacheSpecError(observer)))")
+        }
+        XCTAssertEqual(logger.messages.first, "✖✖✖ GET /expenses")
+        XCTAssertEqual(logger.all.map(\.level), [.debug, .error])
+        XCTAssertTrue(transport.requests.isEmpty)
+    }
+
+    func testLogLevels_areOrderedDebugBelowError() {
+        XCTAssertLessThan(LogLevel.debug, LogLevel.error)
+        XCTAssertEqual(PrintLogger().minimumLevel, .debug)
+        XCTAssertEqual(PrintLogger(minimumLevel: .error).minimumLevel, .error)
+    }
+}
+
+extension Event {
+    fileprivate var isCompleted: Bool {
+        if case .completed = self { return true }
+        return false
+    }
+}
