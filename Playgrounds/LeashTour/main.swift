@@ -50,6 +50,7 @@ if let client = tour.setup() {
     tour.encoding(client)
     tour.creating(client)
     tour.decoding(client)
+    tour.interceptors()
     tour.pipelines(client)
     tour.tokenRefresh()
     tour.cancellation(client)
