@@ -12,17 +12,15 @@ import XCTest
 /// The search box's view model in virtual time: one tick is one millisecond, the stub
 /// transport answers after scripted delays on the same `TestScheduler`, and nothing waits
 /// for real time.
-final class SearchViewModelTests: XCTestCase {
+final class SearchViewModelTests: LeakCheckedTestCase {
     private var scheduler: TestScheduler!
     private var stub: StubTransport!
-    private var resourcesAtStart: Int32 = 0
 
     private let leanne = User(id: 1, name: "Leanne Graham", username: "Bret", email: "Sincere@april.biz")
     private let ervin = User(id: 2, name: "Ervin Howell", username: "Antonette", email: "Shanna@melissa.tv")
 
     override func setUp() {
         super.setUp()
-        resourcesAtStart = Resources.total
         scheduler = TestScheduler(initialClock: 0, resolution: 0.001)
         stub = StubTransport(scheduler: scheduler)
     }
@@ -30,7 +28,6 @@ final class SearchViewModelTests: XCTestCase {
     override func tearDown() {
         scheduler = nil
         stub = nil
-        assertResourcesReturn(to: resourcesAtStart)
         super.tearDown()
     }
 

@@ -3,6 +3,7 @@ import Leash
 import LeashInterceptors
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -12,27 +13,9 @@ import XCTest
 // Helpers of the logger, validator and cache tests. Names start with `CacheSpec` so that
 // they never clash with the helpers of other test files in this target.
 
-/// Base class of the stub-transport tests: a `TestScheduler`, a `StubTransport` on it,
-/// and a check that every Rx resource a test created is freed by its end.
-class CacheSpecStubTestCase: XCTestCase {
-    private(set) var scheduler: TestScheduler!
-    private(set) var transport: StubTransport!
-    private var resourcesAtStart: Int32 = 0
-
-    override func setUp() {
-        super.setUp()
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
-        resourcesAtStart = Resources.total
-    }
-
-    override func tearDown() {
-        cacheSpecAssertResourcesReturn(to: resourcesAtStart)
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+/// Base class of the stub-transport tests: a `TestScheduler`, a `StubTransport` on it, and
+/// the leak check.
+class CacheSpecStubTestCase: VirtualTimeTestCase {
     /// A client on `https://api.example.com/v1` over the stub transport, timers virtual.
     func makeClient(_ interceptors: [Interceptor], configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
         let builder = Manager.Builder().url(cacheSpecBaseURL).transport(transport).scheduler(scheduler)
@@ -43,15 +26,6 @@ class CacheSpecStubTestCase: XCTestCase {
 }
 
 let cacheSpecBaseURL = "https://api.example.com/v1"
-
-/// Waits up to 2 s for `Resources.total` to come back to `baseline`, then asserts it did.
-func cacheSpecAssertResourcesReturn(to baseline: Int32, file: StaticString = #filePath, line: UInt = #line) {
-    let deadline = Date().addingTimeInterval(2)
-    while Resources.total != baseline && Date() < deadline {
-        RunLoop.current.run(until: Date().addingTimeInterval(0.005))
-    }
-    XCTAssertEqual(Resources.total, baseline, "Rx resources leaked by this test", file: file, line: line)
-}
 
 struct CacheSpecExpense: Codable, Equatable, Sendable {
     let id: Int

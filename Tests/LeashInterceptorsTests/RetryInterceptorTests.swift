@@ -12,22 +12,7 @@ import XCTest
 
 /// `RetryInterceptor` in virtual time: a `TestScheduler` (one tick a second) runs both the
 /// stub transport and the waits, so every retry's tick is exact.
-final class RetryInterceptorTests: RetryTestCase {
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class RetryInterceptorTests: VirtualTimeTestCase {
     private func client(
         _ policy: RetryPolicy, interceptorScheduler: SchedulerType? = nil, managerScheduler: Bool = true,
         configure: (Manager.Builder) -> Void = { _ in }

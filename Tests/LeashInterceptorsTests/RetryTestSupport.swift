@@ -13,21 +13,8 @@ import XCTest
 // Helpers of the retry and sharing tests. Names start with `Retry` or `Sharing` so that
 // they never clash with the helpers of the other interceptor tests in this target.
 
-/// Base class of the retry and sharing tests that run without a server: fails a test that
-/// leaves `Rx` resources alive once its executions have ended or been disposed.
-class RetryTestCase: XCTestCase {
-    private var resourcesAtStart: Int32 = 0
-
-    override func setUp() {
-        super.setUp()
-        resourcesAtStart = Resources.total
-    }
-
-    override func tearDown() {
-        assertResourcesReturn(to: resourcesAtStart)
-        super.tearDown()
-    }
-}
+/// Base class of these tests: the shared leak check.
+typealias RetryTestCase = LeakCheckedTestCase
 
 /// An endpoint whose path, method and timeout a test sets.
 struct RetryEndpoint: Endpoint {

@@ -1,25 +1,11 @@
 import Foundation
 import RxLeash
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 /// `client.rx.events`: the execution's own events, at their times.
-final class ClientRxEventsTests: ClientRxStubCase {
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class ClientRxEventsTests: VirtualTimeTestCase {
     func testEvents_reportEachStageAtItsTime_thenTheValue() throws {
         transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
         let client = try makeClientRxClient(transport, scheduler: scheduler)

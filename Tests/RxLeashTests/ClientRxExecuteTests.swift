@@ -1,6 +1,7 @@
 import Foundation
 import RxLeash
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -9,22 +10,7 @@ import XCTest
 
 /// `client.rx.execute` and `client.rx.response` on `StubTransport`, in virtual time:
 /// exact event times, coldness, cache-then-network, errors, and what disposing cancels.
-final class ClientRxExecuteTests: ClientRxStubCase {
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class ClientRxExecuteTests: VirtualTimeTestCase {
     private func makeClient(configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
         try makeClientRxClient(transport, scheduler: scheduler, configure: configure)
     }

@@ -1,25 +1,11 @@
 import Foundation
 import RxLeash
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 /// `client.rx.single` and `client.rx.singleResponse`: one-shot calls as `Single`s.
-final class ClientRxSingleTests: ClientRxStubCase {
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class ClientRxSingleTests: VirtualTimeTestCase {
     private func makeClient(configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
         try makeClientRxClient(transport, scheduler: scheduler, configure: configure)
     }

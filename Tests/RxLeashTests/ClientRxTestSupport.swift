@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import RxLeash
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -11,31 +12,8 @@ import XCTest
 // Helpers of the `client.rx` tests. Names start with `ClientRx` so that they never clash
 // with the helpers of other test files in this target.
 
-/// Base class of the `client.rx` tests on `StubTransport`: fails a test that leaves `Rx`
-/// resources alive once its executions have ended or been disposed.
-class ClientRxStubCase: XCTestCase {
-    private var resourcesAtStart: Int32 = 0
-
-    override func setUp() {
-        super.setUp()
-        resourcesAtStart = Resources.total
-    }
-
-    override func tearDown() {
-        clientRxAssertResourcesReturn(to: resourcesAtStart)
-        super.tearDown()
-    }
-}
-
-/// Waits up to 2 s for `Resources.total` to come back to `baseline` (objects may be freed
-/// on another thread just after the last event), then asserts it did.
-func clientRxAssertResourcesReturn(to baseline: Int32, file: StaticString = #filePath, line: UInt = #line) {
-    let deadline = Date().addingTimeInterval(2)
-    while Resources.total != baseline && Date() < deadline {
-        RunLoop.current.run(until: Date().addingTimeInterval(0.005))
-    }
-    XCTAssertEqual(Resources.total, baseline, "Rx resources leaked by this test", file: file, line: line)
-}
+/// Base class of these tests: the shared leak check.
+typealias ClientRxStubCase = LeakCheckedTestCase
 
 // MARK: Values and endpoints
 

@@ -13,25 +13,16 @@ import XCTest
 
 /// Base class of the virtual-time refresh tests: fails a test that leaves `Rx` resources
 /// alive once its executions have ended.
-class RefreshTestCase: XCTestCase {
-    private var resourcesAtStart: Int32 = 0
-    var scheduler: TestScheduler!
-    var transport: StubTransport!
+class RefreshTestCase: VirtualTimeTestCase {
     var authenticator: RefreshAuthenticator!
 
     override func setUp() {
         super.setUp()
-        resourcesAtStart = Resources.total
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
         authenticator = RefreshAuthenticator(token: "stale")
     }
 
     override func tearDown() {
-        scheduler = nil
-        transport = nil
         authenticator = nil
-        assertResourcesReturn(to: resourcesAtStart)
         super.tearDown()
     }
 

@@ -56,16 +56,21 @@ final class InFlightRequests: Sendable {
         }
     }
 
-    /// Hands the underlying request's `event` to every subscriber of flight `id`. Once it
-    /// has answered, the flight takes no one new; once it has ended, it is forgotten.
+    /// Hands the underlying request's `event` to every subscriber of flight `id`, and
+    /// forgets the flight: a transport answers once (one response, then completion), so
+    /// the response ends the flight and each subscriber gets it with its completion at
+    /// once. (Waiting for the transport's own completion would leave the flight listed
+    /// after every subscriber had finished.) The completion that follows finds nothing.
     func deliver(_ event: Event<TransportResponse>, flight id: Int) {
         let subscribers = state.withLock { state -> [AnyObserver<TransportResponse>] in
-            guard let flight = state.flights[id] else { return [] }
+            guard let flight = state.flights.removeValue(forKey: id) else { return [] }
             if state.joinable[flight.key] == id { state.joinable[flight.key] = nil }
-            if event.isStopEvent { state.flights[id] = nil }
             return Array(flight.subscribers.values)
         }
-        for subscriber in subscribers { subscriber.on(event) }
+        for subscriber in subscribers {
+            subscriber.on(event)
+            if case .next = event { subscriber.onCompleted() }
+        }
     }
 
     /// Removes a subscriber; the last one to leave an unfinished flight cancels it.

@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -10,22 +11,7 @@ import XCTest
 #endif
 
 /// The raw event stream, and what disposing an execution (or cancelling its handle) does.
-final class PipelineEventsAndCancellationTests: PipelineTestCase {
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     // MARK: Events
 
     func testExecutionEvents_arriveInPipelineOrder_thenComplete() throws {
@@ -215,7 +201,7 @@ final class PipelineEventsAndCancellationTests: PipelineTestCase {
 
         // The stub's timer holds the cancelled execution until it fires: once everything
         // is released, the answer has come and gone without a callback.
-        assertPipelineResourcesReturn(to: baseline)
+        assertResourcesReturn(to: baseline)
         XCTAssertEqual(calls.value, 0)
     }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -10,22 +11,7 @@ import XCTest
 #endif
 
 /// `retry()` re-runs the execution from the start, within the manager's bound.
-final class PipelineRetryTests: PipelineTestCase {
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class PipelineRetryTests: VirtualTimeTestCase {
     /// Refreshes the token on a 401 (taking `refreshTicks` of virtual time) and retries.
     private func refreshingInterceptor(_ authenticator: PipelineAuthenticator, refreshTicks: Int = 2)
         -> PipelineCompletionInterceptor

@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -12,33 +13,8 @@ import XCTest
 // Shared helpers of the pipeline tests. Names start with `Pipeline` so that they never
 // clash with the helpers of other test files in this target.
 
-/// Base class of the pipeline tests: fails a test that leaves `Rx` resources alive once
-/// its executions have finished or been cancelled.
-class PipelineTestCase: XCTestCase {
-    private var resourcesAtStart: Int32 = 0
-
-    override func setUp() {
-        super.setUp()
-        resourcesAtStart = Resources.total
-    }
-
-    override func tearDown() {
-        assertPipelineResourcesReturn(to: resourcesAtStart, "Rx resources leaked by this test")
-        super.tearDown()
-    }
-}
-
-/// Waits up to 2 s for `Resources.total` to come back to `baseline` (objects may be freed
-/// on another thread just after the last callback), then asserts it did.
-func assertPipelineResourcesReturn(
-    to baseline: Int32, _ message: String = "Rx resources leaked", file: StaticString = #filePath, line: UInt = #line
-) {
-    let deadline = Date().addingTimeInterval(2)
-    while Resources.total != baseline && Date() < deadline {
-        RunLoop.current.run(until: Date().addingTimeInterval(0.005))
-    }
-    XCTAssertEqual(Resources.total, baseline, message, file: file, line: line)
-}
+/// Base class of these tests: the shared leak check.
+typealias PipelineTestCase = LeakCheckedTestCase
 
 /// Waits up to 5 s for `condition` (for facts reached on another thread without a
 /// callback of their own, such as a request reaching the stub transport).

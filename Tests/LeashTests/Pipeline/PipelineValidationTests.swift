@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -10,22 +11,7 @@ import XCTest
 #endif
 
 /// Failure and success interceptors, and the status validation that follows them.
-final class PipelineValidationTests: PipelineTestCase {
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        scheduler = TestScheduler(initialClock: 0)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class PipelineValidationTests: VirtualTimeTestCase {
     /// A new scheduler and transport, so that the next `scheduler.start` runs on a fresh clock.
     private func startOver() {
         scheduler = TestScheduler(initialClock: 0)
