@@ -1,0 +1,91 @@
+import Foundation
+import XCTest
+
+/// Every Swift code block of the README is compiled: each one appears, line for line, in a
+/// test or in the tour (`Playgrounds/`), which the build compiles and CI runs.
+///
+/// Lines are compared without their indentation (a snippet sits inside a test method).
+/// The package-manifest block (the dependency line) cannot be compiled in a test; it is
+/// checked against `Package.swift` instead: every product it names must exist.
+final class ReadmeCodeBlocksTests: XCTestCase {
+    private static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    func testEverySwiftBlockIsInATestOrTheTour() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = Self.swiftBlocks(in: readme)
+        XCTAssertGreaterThan(blocks.count, 5, "the README has Swift examples")
+        let sources = try Self.sources(under: ["Tests", "Playgrounds"]).map(Self.normalizedLines)
+        for block in blocks where !Self.isManifest(block) {
+            let lines = Self.normalizedLines(block)
+            let found = sources.contains { Self.contains($0, lines) }
+            XCTAssertTrue(found, "this README block is in no test and not in the tour:\n\(block)")
+        }
+    }
+
+    func testTheManifestBlockNamesRealProducts() throws {
+        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
+        let manifest = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        for block in Self.swiftBlocks(in: readme) where Self.isManifest(block) {
+            for product in Self.quotedProducts(in: block) {
+                XCTAssertTrue(
+                    manifest.contains(".library(name: \"\(product)\""), "the README names a product \(product)")
+            }
+        }
+    }
+
+    // MARK: Helpers
+
+    static func swiftBlocks(in markdown: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line.trimmingCharacters(in: .whitespaces) == "```swift" {
+                current = []
+            } else if current != nil, line.trimmingCharacters(in: .whitespaces) == "```" {
+                blocks.append(current?.joined(separator: "\n") ?? "")
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    static func isManifest(_ block: String) -> Bool {
+        block.contains(".package(url:") || block.contains(".product(name:")
+    }
+
+    static func quotedProducts(in block: String) -> [String] {
+        block.components(separatedBy: ".product(name: \"").dropFirst().compactMap {
+            $0.components(separatedBy: "\"").first
+        }
+    }
+
+    static func normalizedLines(_ text: String) -> [String] {
+        text.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+    }
+
+    static func contains(_ haystack: [String], _ needle: [String]) -> Bool {
+        guard !needle.isEmpty, needle.count <= haystack.count else { return needle.isEmpty }
+        for start in 0...(haystack.count - needle.count) where haystack[start] == needle[0] {
+            if Array(haystack[start..<(start + needle.count)]) == needle { return true }
+        }
+        return false
+    }
+
+    static func sources(under folders: [String]) throws -> [String] {
+        var texts: [String] = []
+        for folder in folders {
+            let url = root.appendingPathComponent(folder)
+            guard let enumerator = FileManager.default.enumerator(at: url, includingPropertiesForKeys: nil) else {
+                continue
+            }
+            for case let file as URL in enumerator where file.pathExtension == "swift" {
+                texts.append(try String(contentsOf: file, encoding: .utf8))
+            }
+        }
+        return texts
+    }
+}
