@@ -1,4 +1,4 @@
-// The snippets of docs-proposals/cache.md, compiled and run against the loopback server.
+// The README's cache and validator snippets, compiled and run against the loopback server.
 // Each `// Snippet` block is copied into the document as is; `baseURL` is the server's
 // URL, and `show(_:stale:)` records what a screen would show.
 

@@ -11,7 +11,7 @@ import XCTest
     import FoundationNetworking
 #endif
 
-/// The code of the README's "Retries and shared requests" section (docs-proposals/retry.md),
+/// The code of the README's "Retries and shared requests" section,
 /// compiled and run: if it stops working, so does this.
 final class RetryReadmeExampleTests: LoopbackIntegrationCase {
     private struct Item: Decodable, Equatable {

@@ -1,4 +1,4 @@
-// The code of the README section proposed in `docs-proposals/client-rx.md`, compiled and
+// The code of the README's `client.rx` snippets, compiled and
 // run here against `LoopbackServer` (and, for the testing snippet, `StubTransport` in
 // virtual time). Each snippet sits between `// snippet:` and `// end snippet` and is
 // copied verbatim into the proposal; the lines around it only set up `client`,
@@ -138,7 +138,7 @@ final class ClientRxDocsSnippetsTests: LoopbackIntegrationCase {
         // snippet: response
         client.rx.response(APIEndpoint.readAllUsers, type: [User].self)
             .subscribe(onNext: { response in
-                // `.interceptor` for a value an interceptor (a cache) answered, else `.network`.
+                // `.cache` for a cached value, `.interceptor` for another interceptor's, else `.network`.
                 show("\(response.source) \(response.statusCode ?? 0): \(response.value.count) users")
             })
             .disposed(by: disposeBag)

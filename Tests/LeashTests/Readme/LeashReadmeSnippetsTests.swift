@@ -29,9 +29,9 @@
 //     makes the cache work (serialization stores, execution answers).
 //  9. Serialization (`func intercept<T: DataResponseSerializerProtocol>`) →
 //     `<T: ResponseSerializer>` → Leash's serializer protocol stands in for Alamofire's.
-// 10. RxSwift (`client.rx.execute(_:type:)`, `usersClient.rx.readAll()`) → compiled
-//     against a file-private stand-in `rx` built on `client.execution(_:as:)` → RxLeash
-//     (DESIGN.md) is not in the package yet; delete the stand-in when it lands.
+// 10. RxSwift (`client.rx.execute(_:type:)`, `usersClient.rx.readAll()`) → not here:
+//     `Tests/RxLeashTests/ClientRxReadmeSnippetsTests.swift` compiles them against RxLeash
+//     → this target does not link RxLeash.
 // 11. Snippets whose body is a comment (`// Handle the response here.`) → a line after
 //     the comment records what arrived → so that the test can check it.
 // Whitespace follows the repository's swift-format rules (`200...299` for `200 ... 299`,
@@ -350,34 +350,6 @@ private class AuthenticationValidator: CompletionInterceptor {
         }
     }
 
-}
-
-// MARK: - Snippets: Rx stand-in (adaptation 10)
-
-/// Stands in for RxLeash's `ReactiveCompatible` conformance of `Client`.
-private protocol ReadmeReactiveCompatible {}
-
-extension Client: ReadmeReactiveCompatible {}
-
-private struct ReadmeReactive<Base: Client> {
-    let base: Base
-}
-
-extension ReadmeReactiveCompatible where Self: Client {
-    fileprivate var rx: ReadmeReactive<Self> { ReadmeReactive(base: self) }
-}
-
-extension ReadmeReactive {
-    /// The values of an execution, as RxLeash's `execute(_:type:)` emits them.
-    fileprivate func execute<T: Decodable & Sendable>(_ endpoint: Endpoint, type: T.Type) -> Observable<T> {
-        base.execution(endpoint, as: type).compactMap { $0.value }
-    }
-}
-
-extension ReadmeReactive where Base: UsersClient {
-    fileprivate func readAll() -> Observable<[User]> {
-        execute(APIEndpoint.readAllUsers, type: [User].self)
-    }
 }
 
 // MARK: - App types the README assumes
@@ -933,43 +905,4 @@ final class LeashReadmeSnippetsTests: PipelineTestCase {
         XCTAssertEqual(stub.requests.count, 2, "one retry, then the limit")
     }
 
-    // MARK: RxSwift
-
-    func testRx_clientExecute_emitsUsersThenCompletes() throws {
-        stubAnyMethod(.json(usersJSON))
-        let client = Client(manager: try Manager.Builder().url("http://localhost:8080/api").transport(stub).build())
-        let done = expectation(description: "completed")
-        let events = PipelineBox<[String]>([])
-
-        let subscription = client.rx.execute(
-            APIEndpoint.readAllUsers,
-            type: [User].self
-        ).subscribe { event in
-            // Handle the response event here.
-            events.mutate { $0.append("\(event)") }
-            if event.isStopEvent { done.fulfill() }
-        }
-        wait(for: [done], timeout: 5)
-        subscription.dispose()
-
-        XCTAssertEqual(events.value, ["next(\(users))", "completed"])
-    }
-
-    func testRx_usersClientReadAll_emitsUsersThenCompletes() throws {
-        stubAnyMethod(.json(usersJSON))
-        let usersClient = UsersClient(
-            manager: try Manager.Builder().url("http://localhost:8080/api").transport(stub).build())
-        let done = expectation(description: "completed")
-        let events = PipelineBox<[String]>([])
-
-        let subscription = usersClient.rx.readAll().subscribe { event in
-            // Handle the response event here.
-            events.mutate { $0.append("\(event)") }
-            if event.isStopEvent { done.fulfill() }
-        }
-        wait(for: [done], timeout: 5)
-        subscription.dispose()
-
-        XCTAssertEqual(events.value, ["next(\(users))", "completed"])
-    }
 }
