@@ -16,10 +16,10 @@ struct LeashSetup {
     let validator = StatusValidator()
     let authenticator = BenchmarkAuthenticator()
 
-    init(baseURL: URL, transport: Transport) {
+    init(baseURL: URL, transport: Transport, url: String? = nil) {
         do {
             let manager = try Manager.Builder()
-                .url(baseURL)
+                .url(url.flatMap(URL.init(string:)) ?? baseURL)
                 .authenticator(authenticator)
                 .add(interceptor: logger)
                 .add(interceptor: validator)

@@ -2,6 +2,11 @@ import Dispatch
 import Foundation
 import Leash
 import LoopbackServer
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 
 /// The cost of Leash's pipeline alone: executions on `StubTransport` (no network), which
 /// answers `GET /json` with the loopback server's body.
@@ -50,6 +55,26 @@ struct PipelineSetup {
     private static func script(_ transport: StubTransport) {
         transport.stub(.get, path: "/json", .json(LoopbackServer.sampleJSON))
     }
+}
+
+/// A transport that answers every request at once with the same response, as cheaply as
+/// possible: with it, the network benchmark's own client setup (`LeashSetup`: logger,
+/// validator, authenticator) costs exactly Leash's pipeline and nothing else.
+final class ReplayTransport: Transport, @unchecked Sendable {
+    // @unchecked: immutable.
+    private let answer: Observable<TransportResponse>
+
+    init() {
+        let url = URL(string: "http://stub.invalid/json")
+        let response = url.flatMap {
+            HTTPURLResponse(
+                url: $0, statusCode: 200, httpVersion: "HTTP/1.1", headerFields: ["Content-Type": "application/json"])
+        }
+        guard let response else { fail("cannot build the replayed response") }
+        answer = .just(TransportResponse(httpResponse: response, data: Data(LoopbackServer.sampleJSON.utf8)))
+    }
+
+    func send(_ request: URLRequest) -> Observable<TransportResponse> { answer }
 }
 
 /// The logger's request half, as an interceptor of its own (so the five are five objects).

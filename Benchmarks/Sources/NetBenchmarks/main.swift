@@ -35,6 +35,7 @@ let modes = [1, inFlight].flatMap { concurrency in
     [NetworkMode.API.raw, .rawAsync, .transport, .callback, .rx, .async].map { NetworkMode(api: $0, concurrency: concurrency) }
 }
 
+let replayed = LeashSetup(baseURL: URL(fileURLWithPath: "/"), transport: ReplayTransport(), url: "http://stub.invalid")
 let withInterceptors = PipelineSetup(interceptors: true)
 let bare = PipelineSetup(interceptors: false)
 let pipeline = [
@@ -47,6 +48,11 @@ let pipeline = [
         }
     ) { PipelineScenarios.executions(withInterceptors.client, total: executions) },
     Scenario(
+        name: "replayed response, the network benchmark's setup (logger, validator, authenticator)",
+        operations: executions, expect: Tally(values: executions, interceptorCalls: 3 * executions),
+        observe: { Tally(interceptorCalls: replayed.interceptorCalls()) }
+    ) { PipelineScenarios.executions(replayed.client, total: executions) },
+    Scenario(
         name: "stub transport, no interceptors", operations: executions, expect: Tally(values: executions),
         observe: {
             bare.forgetRequests()
@@ -58,37 +64,47 @@ let pipeline = [
     },
 ]
 
-// `--only NAME` runs one scenario, named as in the tables, 20 times (for profiling).
+// `--only NAME` runs one scenario, named as in the tables, 20 times (for profiling);
+// `--only "A | B"` runs several side by side, alternating, 20 times each (for A/B checks).
 if let index = arguments.firstIndex(of: "--only") {
     guard arguments.indices.contains(index + 1) else { fail("--only needs a scenario name") }
-    let name = arguments[index + 1]
-    var server: ServerProcess?
-    let scenario: Scenario
-    if let mode = modes.first(where: { $0.name == name }) {
-        let child = ServerProcess()
-        server = child
-        let bench = NetworkBench(
-            server: child, raw: RawClient(baseURL: child.baseURL),
-            leash: LeashSetup(baseURL: child.baseURL, transport: URLSessionTransport()))
-        scenario = bench.scenario(mode, total: requests)
-    } else if let match = pipeline.first(where: { $0.name == name }) {
-        scenario = match
-    } else if [RefreshStormBench.stormName, RefreshStormBench.plainName].contains(name) {
+    let names = arguments[index + 1].components(separatedBy: " | ")
+    if names.contains(where: { [RefreshStormBench.stormName, RefreshStormBench.plainName].contains($0) }) {
         // Either name runs both, side by side: the storm's time only means something
         // against the plain requests'.
         let stormBench = RefreshStormBench()
         stormBench.report(measureSideBySide(stormBench.scenarios(total: stormRequests)))
         exit(0)
-    } else {
-        fail(
-            "no scenario named \"\(name)\"; names: "
-                + (modes.map(\.name) + pipeline.map(\.name) + [
-                    RefreshStormBench.stormName, RefreshStormBench.plainName,
-                ])
-                .joined(separator: "; "))
     }
-    let timing = measureSideBySide([scenario], repetitions: 20)[0]
-    print("\(name): \(timing.operationsPerSecond) operations/s, \(timing.cpuPerOperation * 1e6) µs CPU/operation")
+    var server: ServerProcess?
+    var bench: NetworkBench?
+    var scenarios: [Scenario] = []
+    for name in names {
+        if let mode = modes.first(where: { $0.name == name }) {
+            if bench == nil {
+                let child = ServerProcess()
+                server = child
+                bench = NetworkBench(
+                    server: child, raw: RawClient(baseURL: child.baseURL),
+                    leash: LeashSetup(baseURL: child.baseURL, transport: URLSessionTransport()))
+            }
+            if let bench { scenarios.append(bench.scenario(mode, total: requests)) }
+        } else if let match = pipeline.first(where: { $0.name == name }) {
+            scenarios.append(match)
+        } else {
+            fail(
+                "no scenario named \"\(name)\"; names: "
+                    + (modes.map(\.name) + pipeline.map(\.name) + [
+                        RefreshStormBench.stormName, RefreshStormBench.plainName,
+                    ])
+                    .joined(separator: "; "))
+        }
+    }
+    for timing in measureSideBySide(scenarios, repetitions: 20) {
+        print(
+            "\(timing.scenario.name): \(timing.operationsPerSecond) operations/s, "
+                + "\(timing.cpuPerOperation * 1e6) µs CPU/operation")
+    }
     server?.stop()
     exit(0)
 }
