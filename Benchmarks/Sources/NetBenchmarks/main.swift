@@ -113,7 +113,7 @@ let server = ServerProcess()
 let bench = NetworkBench(
     server: server, raw: RawClient(baseURL: server.baseURL),
     leash: LeashSetup(baseURL: server.baseURL, transport: URLSessionTransport()))
-var networkTimings = measureSideBySide(modes.map { bench.scenario($0, total: requests) })
+var networkTimings = measureSideBySide(modes.map { bench.scenario($0, total: requests) }, repetitions: 9)
 
 // Allocations from a separate, shorter run of each (counting touches a shared counter on
 // every malloc, which the timed runs must not pay); the credential reads from the same run.
@@ -156,7 +156,7 @@ func allocationColumns(_ timing: Timing) -> String {
 let loadAverage = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
     .joined(separator: " ")
 print("Networking: \(requests) requests per run, GET /json from a LoopbackServer in a child process;")
-print("medians of 5 runs after a warm-up; client CPU = this process's CPU time (all threads) per request.")
+print("medians of 9 runs after a warm-up; client CPU = this process's CPU time (all threads) per request.")
 print()
 print("| scenario | requests/s | leash / raw | client CPU µs/request | mallocs/request | bytes/request |")
 print("|---|---:|---:|---:|---:|---:|")

@@ -18,16 +18,20 @@ enum RequestBuilder {
         // on Linux) is set out of the way.
         let timeout = (endpoint.timeout ?? manager.timeout).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
         request.timeoutInterval = max(60, min(timeout ?? 0, Manager.Builder.longestTimeout) + 5)
-        request.setValue(userAgent, forHTTPHeaderField: "User-Agent")
+        // Merged here, then set at once: `setValue(_:forHTTPHeaderField:)` canonicalises
+        // every name it is given, which costs more on Linux than all the rest of this.
+        var headers = HeaderFields()
+        headers.set(userAgent, for: "User-Agent")
         for (name, value) in manager.defaultHeaders {
-            request.setValue(value, forHTTPHeaderField: name)
+            headers.set(value, for: name)
         }
         if let authenticator = manager.authenticator, let credential = authenticator.authentication {
-            request.setValue(credential, forHTTPHeaderField: type(of: authenticator).header)
+            headers.set(credential, for: type(of: authenticator).header)
         }
         for (name, value) in endpoint.headers ?? [:] {
-            request.setValue(value, forHTTPHeaderField: name)
+            headers.set(value, for: name)
         }
+        request.allHTTPHeaderFields = headers.fields
         try encode(
             endpoint.parameters, method: endpoint.method, into: &request,
             encoder: endpoint.jsonEncoder ?? manager.jsonEncoder)

@@ -74,6 +74,27 @@ open class Client: @unchecked Sendable {
         execution(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
     }
 
+    /// The values of an execution of `endpoint`, serialized with `serializer`, without its
+    /// progress: each element is a `.success` (the value and its `ResponseExtra`), and the
+    /// stream fails with the failure that ends the execution.
+    ///
+    /// The same pipeline as `execution(_:serializer:)`, as cold and as cancellable; it
+    /// skips building the progress events, which makes it the cheaper stream to build on
+    /// when only values matter (the callback, `async` and `client.rx` forms do).
+    public func responses<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+        -> Observable<Response<Serializer.SerializedObject>>
+    {
+        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).values()
+    }
+
+    /// The values of an execution of `endpoint`, decoded as `Value`, without its progress
+    /// (see `responses(_:serializer:)`).
+    public func responses<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
+        -> Observable<Response<Value>>
+    {
+        responses(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
+    }
+
     /// The decodable serializer for `endpoint`: the endpoint's decoder or the manager's.
     public func decodableSerializer<Value: Decodable>(for endpoint: Endpoint, as type: Value.Type = Value.self)
         -> DecodableResponseSerializer<Value>
@@ -99,8 +120,7 @@ open class Client: @unchecked Sendable {
         let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
         let deliveryQueue = queue ?? manager.callbackQueue
         let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
-        let values = ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).values()
-        let subscription = values.subscribe(
+        let subscription = responses(endpoint, serializer: serializer).subscribe(
             onNext: { response in deliver.send(response) },
             onError: { error in
                 deliver.send(.failure(error))
@@ -146,7 +166,7 @@ open class Client: @unchecked Sendable {
     public func execute<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self) async throws
         -> Value
     {
-        try await value(of: values(endpoint, serializer: decodableSerializer(for: endpoint, as: type)))
+        try await value(of: responses(endpoint, as: type))
     }
 
     /// Executes a typed endpoint and returns its last value.
@@ -158,13 +178,7 @@ open class Client: @unchecked Sendable {
     public func execute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer) async throws
         -> Serializer.SerializedObject
     {
-        try await value(of: values(endpoint, serializer: serializer))
-    }
-
-    private func values<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
-        -> Observable<Response<Serializer.SerializedObject>>
-    {
-        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).values()
+        try await value(of: responses(endpoint, serializer: serializer))
     }
 
     private func value<Value>(of events: Observable<Response<Value>>) async throws -> Value {

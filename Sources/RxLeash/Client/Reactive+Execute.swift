@@ -5,7 +5,7 @@ import Rx
 /// `client.rx.execute`: an execution's values as an `Observable`.
 ///
 /// Every form here is cold: each subscription executes the endpoint anew, through the one
-/// pipeline of `Client.execution(_:serializer:)`, and disposing cancels whatever is in
+/// pipeline (`Client.responses(_:serializer:)`), and disposing cancels whatever is in
 /// flight (the URLSession task, a pending retry, an interceptor's timer). It emits each
 /// value (two for a cache answering before the network) and completes after the last;
 /// it fails with the `LeashError` that ends the execution, or with an interceptor's own
@@ -33,7 +33,7 @@ extension Reactive where Base: Client {
     public func execute<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
     ) -> Observable<Value> {
-        delivered(ExecutionStreams.values(of: base.execution(endpoint, as: type)), queue: queue)
+        delivered(ExecutionStreams.values(of: base.responses(endpoint, as: type)), queue: queue)
     }
 
     /// Executes a typed endpoint and emits its values, decoded as the endpoint's
@@ -61,7 +61,7 @@ extension Reactive where Base: Client {
     public func execute<Serializer: ResponseSerializer>(
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Observable<Serializer.SerializedObject> {
-        delivered(ExecutionStreams.values(of: base.execution(endpoint, serializer: serializer)), queue: queue)
+        delivered(ExecutionStreams.values(of: base.responses(endpoint, serializer: serializer)), queue: queue)
     }
 
     /// Executes `endpoint` and emits its values with their details: Leash's form,

@@ -24,7 +24,7 @@ extension Reactive where Base: Client {
     public func response<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
     ) -> Observable<ReactiveResponse<Value>> {
-        delivered(ExecutionStreams.responses(of: base.execution(endpoint, as: type)), queue: queue)
+        delivered(ExecutionStreams.responses(of: base.responses(endpoint, as: type)), queue: queue)
     }
 
     /// Executes a typed endpoint and emits its values, decoded as the endpoint's
@@ -51,6 +51,6 @@ extension Reactive where Base: Client {
     public func response<Serializer: ResponseSerializer>(
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Observable<ReactiveResponse<Serializer.SerializedObject>> {
-        delivered(ExecutionStreams.responses(of: base.execution(endpoint, serializer: serializer)), queue: queue)
+        delivered(ExecutionStreams.responses(of: base.responses(endpoint, serializer: serializer)), queue: queue)
     }
 }

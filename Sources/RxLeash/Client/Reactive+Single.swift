@@ -27,7 +27,7 @@ extension Reactive where Base: Client {
     public func single<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
     ) -> Single<Value> {
-        delivered(ExecutionStreams.lastValue(of: base.execution(endpoint, as: type)), queue: queue)
+        delivered(ExecutionStreams.lastValue(of: base.responses(endpoint, as: type)), queue: queue)
     }
 
     /// Executes a typed endpoint and succeeds with its last value, decoded as the
@@ -51,7 +51,7 @@ extension Reactive where Base: Client {
     public func single<Serializer: ResponseSerializer>(
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Single<Serializer.SerializedObject> {
-        let events = base.execution(endpoint, serializer: serializer)
+        let events = base.responses(endpoint, serializer: serializer)
         return delivered(ExecutionStreams.lastValue(of: events), queue: queue)
     }
 
@@ -66,7 +66,7 @@ extension Reactive where Base: Client {
     public func singleResponse<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
     ) -> Single<ReactiveResponse<Value>> {
-        delivered(ExecutionStreams.lastResponse(of: base.execution(endpoint, as: type)), queue: queue)
+        delivered(ExecutionStreams.lastResponse(of: base.responses(endpoint, as: type)), queue: queue)
     }
 
     /// Executes a typed endpoint and succeeds with its last value and its details.
@@ -92,7 +92,7 @@ extension Reactive where Base: Client {
     public func singleResponse<Serializer: ResponseSerializer>(
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Single<ReactiveResponse<Serializer.SerializedObject>> {
-        let events = base.execution(endpoint, serializer: serializer)
+        let events = base.responses(endpoint, serializer: serializer)
         return delivered(ExecutionStreams.lastResponse(of: events), queue: queue)
     }
 }

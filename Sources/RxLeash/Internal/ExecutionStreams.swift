@@ -2,22 +2,28 @@ import Dispatch
 import Leash
 import Rx
 
-/// The shapes `client.rx` gives an execution's event stream (`Client.execution`): each is
-/// one operator over that stream, so that `client.rx` adds no pipeline of its own.
+/// The shapes `client.rx` gives an execution's values (`Client.responses`, the pipeline's
+/// values-only stream): each is one operator over that stream, so that `client.rx` adds
+/// no pipeline of its own.
 enum ExecutionStreams {
     /// The values alone.
-    static func values<Value>(of events: Observable<ExecutionEvent<Value>>) -> Observable<Value> {
-        events.compactMap { event in
-            guard case .value(let value, _) = event else { return nil }
-            return value
+    static func values<Value>(of responses: Observable<Response<Value>>) -> Observable<Value> {
+        responses.map { response in
+            // `Client.responses` fails the stream rather than emit a failure.
+            switch response {
+            case .success(let value, _): return value
+            case .failure(let error): throw error
+            }
         }
     }
 
     /// The values with their details.
-    static func responses<Value>(of events: Observable<ExecutionEvent<Value>>) -> Observable<ReactiveResponse<Value>> {
-        events.compactMap { event in
-            guard case .value(let value, let extra) = event else { return nil }
-            return ReactiveResponse(value: value, extra: extra)
+    static func responses<Value>(of responses: Observable<Response<Value>>) -> Observable<ReactiveResponse<Value>> {
+        responses.map { response in
+            switch response {
+            case .success(let value, let extra): return ReactiveResponse(value: value, extra: details(extra))
+            case .failure(let error): throw error
+            }
         }
     }
 
@@ -26,21 +32,26 @@ enum ExecutionStreams {
     /// The closures are made here, where `Value` has no constraints: made in a function
     /// where `Value: Decodable`, they would capture that conformance, which is not
     /// `Sendable`.
-    static func lastValue<Value>(of events: Observable<ExecutionEvent<Value>>) -> Single<Value> {
-        last(of: events) { value, _ in value }
+    static func lastValue<Value>(of responses: Observable<Response<Value>>) -> Single<Value> {
+        last(of: responses) { value, _ in value }
     }
 
     /// The last value and its details, once the execution completes.
-    static func lastResponse<Value>(of events: Observable<ExecutionEvent<Value>>) -> Single<ReactiveResponse<Value>> {
-        last(of: events) { value, extra in ReactiveResponse(value: value, extra: extra) }
+    static func lastResponse<Value>(of responses: Observable<Response<Value>>) -> Single<ReactiveResponse<Value>> {
+        last(of: responses) { value, extra in ReactiveResponse(value: value, extra: extra) }
+    }
+
+    /// The details `Client.responses` attaches to every value (always a `ResponseExtra`).
+    static func details(_ extra: Any?) -> ResponseExtra {
+        extra as? ResponseExtra ?? ResponseExtra(source: .interceptor, interceptorExtra: extra)
     }
 
     /// The last value, made into `Output` by `transform`, once the execution completes.
     private static func last<Value, Output>(
-        of events: Observable<ExecutionEvent<Value>>, _ transform: @escaping @Sendable (Value, ResponseExtra) -> Output
+        of responses: Observable<Response<Value>>, _ transform: @escaping @Sendable (Value, ResponseExtra) -> Output
     ) -> Single<Output> {
         Single<Output>.create { observer in
-            events.subscribe(LastValueObserver(transform: transform, observer: observer))
+            responses.subscribe(LastValueObserver(transform: transform, observer: observer))
         }
     }
 }

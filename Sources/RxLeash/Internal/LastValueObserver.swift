@@ -22,12 +22,14 @@ final class LastValueObserver<Value, Output>: ObserverType, @unchecked Sendable 
         self.observer = observer
     }
 
-    func on(_ event: Event<ExecutionEvent<Value>>) {
+    func on(_ event: Event<Response<Value>>) {
         switch event {
-        case .next(.value(let value, let extra)):
-            last = transform(value, extra)
-        case .next:
-            break
+        case .next(.success(let value, let extra)):
+            last = transform(value, ExecutionStreams.details(extra))
+        case .next(.failure(let error)):
+            // Not emitted by `Client.responses` (it fails the stream instead); handled alike.
+            last = nil
+            observer(.failure(error))
         case .error(let error):
             last = nil
             observer(.failure(error))

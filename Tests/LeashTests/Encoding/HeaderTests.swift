@@ -42,6 +42,8 @@ final class HeaderTests: XCTestCase {
         let request = try specRequest(endpoint) { $0.header("X-Client", "ios") }
         XCTAssertEqual(request.value(forHTTPHeaderField: "X-Client"), "web")
         XCTAssertEqual(request.value(forHTTPHeaderField: "X-Extra"), "1")
+        let clientFields = (request.allHTTPHeaderFields ?? [:]).filter { $0.key.lowercased() == "x-client" }
+        XCTAssertEqual(clientFields.map(\.value), ["web"], "one field, not one per spelling")
     }
 
     func testAuthenticator_credentialGoesInItsStaticHeader() throws {
