@@ -101,9 +101,10 @@ if let index = arguments.firstIndex(of: "--only") {
         }
     }
     for timing in measureSideBySide(scenarios, repetitions: 20) {
+        let mallocs = countAllocations(timing.scenario).map { String(format: "%.1f", $0.calls) } ?? "?"
         print(
             "\(timing.scenario.name): \(timing.operationsPerSecond) operations/s, "
-                + "\(timing.cpuPerOperation * 1e6) µs CPU/operation")
+                + "\(timing.cpuPerOperation * 1e6) µs CPU/operation, \(mallocs) mallocs/operation")
     }
     server?.stop()
     exit(0)

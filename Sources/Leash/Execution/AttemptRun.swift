@@ -83,7 +83,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     private var interceptors: InterceptorSet { stages.interceptors }
 
     /// One attempt's step: its context and generation.
-    private struct Step {
+    fileprivate struct Step {
         let context: ExecutionContext
         let generation: Int
     }
@@ -148,28 +148,27 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     }
 
     private func send(_ urlRequest: URLRequest, _ step: Step) {
-        let attempt = step.context.attempt
-        stages.progress.send(.requestSent(urlRequest, attempt: attempt))
-        let received = ReceivedFlag()
-        let subscription = stages.client.manager.transport.send(urlRequest).subscribe(
-            onNext: { [self] response in
-                received.set()
-                stages.progress.send(.responseReceived(response.httpResponse, data: response.data, attempt: attempt))
-                runSuccess(at: 0, response, urlRequest, step)
-            },
-            onError: { [self] error in runFailure(at: 0, error, step) },
-            onCompleted: { [self] in
-                if !received.isSet {
-                    runFailure(
-                        at: 0, LeashError.invalidResponse(reason: "the transport completed without a response"), step)
-                }
-            })
+        stages.progress.send(.requestSent(urlRequest, attempt: step.context.attempt))
+        let subscription = stages.client.manager.transport.send(urlRequest)
+            .subscribe(TransportObserver(run: self, request: urlRequest, step: step))
         let disposeNow = lock.withLock { () -> Bool in
             if isDisposed || generation != step.generation { return true }
             transport = subscription
             return false
         }
         if disposeNow { subscription.dispose() }
+    }
+
+    /// The transport answered `step`'s request with `response`.
+    fileprivate func received(_ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {
+        stages.progress.send(
+            .responseReceived(response.httpResponse, data: response.data, attempt: step.context.attempt))
+        runSuccess(at: 0, response, urlRequest, step)
+    }
+
+    /// The transport failed `step`'s request.
+    fileprivate func failed(_ error: Swift.Error, _ step: Step) {
+        runFailure(at: 0, error, step)
     }
 
     private func runSuccess(at index: Int, _ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {
@@ -318,12 +317,37 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     }
 }
 
-/// Whether a transport delivered its response (its completion alone is not one).
-private final class ReceivedFlag: @unchecked Sendable {
-    // @unchecked: behind `lock`.
-    private let lock = Lock()
-    private var value = false
+/// Receives the transport's answer to one attempt's request: a response goes to the
+/// success interceptors, a failure to the failure interceptors, and a completion without
+/// a response is a failure. One object per request, instead of a closure per event and a
+/// separate flag.
+private final class TransportObserver: ObserverType, @unchecked Sendable {
+    // @unchecked: immutable but for `responded`, an atomic.
+    typealias Element = TransportResponse
 
-    func set() { lock.withLock { value = true } }
-    var isSet: Bool { lock.withLock { value } }
+    private let run: AttemptRun
+    private let request: URLRequest
+    private let step: AttemptRun.Step
+    /// 1 once the response arrived (a transport's completion alone is not one).
+    private let responded = AtomicInt(0)
+
+    init(run: AttemptRun, request: URLRequest, step: AttemptRun.Step) {
+        self.run = run
+        self.request = request
+        self.step = step
+    }
+
+    func on(_ event: Event<TransportResponse>) {
+        switch event {
+        case .next(let response):
+            responded.store(1)
+            run.received(response, request, step)
+        case .error(let error):
+            run.failed(error, step)
+        case .completed:
+            if responded.load() == 0 {
+                run.failed(LeashError.invalidResponse(reason: "the transport completed without a response"), step)
+            }
+        }
+    }
 }

@@ -120,14 +120,7 @@ open class Client: @unchecked Sendable {
         let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
         let deliveryQueue = queue ?? manager.callbackQueue
         let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
-        let subscription = responses(endpoint, serializer: serializer).subscribe(
-            onNext: { response in deliver.send(response) },
-            onError: { error in
-                deliver.send(.failure(error))
-                handle.executionEnded()
-            },
-            onCompleted: { handle.executionEnded() })
-        handle.attach(subscription)
+        handle.attach(responses(endpoint, serializer: serializer).subscribe(deliver))
         return handle
     }
 
@@ -194,12 +187,13 @@ open class Client: @unchecked Sendable {
     }
 }
 
-/// Delivers callbacks in order, on a queue or inline, and stops after `cancel()`.
+/// Observes an execution for the callback form: delivers its outcomes in order, on a
+/// queue or inline, stops after `cancel()`, and tells the handle when the execution ended.
 ///
 /// On a queue, outcomes go out one at a time and in order even if the queue is
 /// concurrent (`DispatchQueue.global()`): a cached value's callback ends before the
 /// network value's starts.
-private final class CallbackDelivery<Value>: @unchecked Sendable {
+private final class CallbackDelivery<Value>: ObserverType, @unchecked Sendable {
     // @unchecked: `pending` and `isDraining` are behind `lock`; the rest is immutable;
     // `completion` is called by one drain at a time.
     private let queue: DispatchQueue?
@@ -215,7 +209,19 @@ private final class CallbackDelivery<Value>: @unchecked Sendable {
         self.completion = completion
     }
 
-    func send(_ response: Response<Value>) {
+    func on(_ event: Event<Response<Value>>) {
+        switch event {
+        case .next(let response):
+            send(response)
+        case .error(let error):
+            send(.failure(error))
+            handle.executionEnded()
+        case .completed:
+            handle.executionEnded()
+        }
+    }
+
+    private func send(_ response: Response<Value>) {
         guard let queue else {
             // Inline: the stream already calls one event at a time.
             completion(response)
@@ -248,7 +254,7 @@ private final class CallbackDelivery<Value>: @unchecked Sendable {
 }
 
 /// Bridges one execution to a continuation: the last value, or the error.
-private final class AsyncExecution<Value>: @unchecked Sendable {
+private final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
     // @unchecked: all state is behind `lock`.
     private let lock = Lock()
     private var subscription: Disposable?
@@ -269,19 +275,7 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             finish(.failure(LeashError.cancelled))
             return
         }
-        let subscription = events.subscribe(
-            onNext: { [self] response in
-                if let value = response.value { lock.withLock { last = value } }
-            },
-            onError: { [self] error in finish(.failure(error)) },
-            onCompleted: { [self] in
-                let value = lock.withLock { last }
-                if let value {
-                    finish(.success(value))
-                } else {
-                    finish(.failure(LeashError.invalidResponse(reason: "the execution completed without a value")))
-                }
-            })
+        let subscription = events.subscribe(self)
         let disposeNow = lock.withLock { () -> Bool in
             if isCancelled { return true }
             // The subscription's handlers hold this object: keep the subscription only
@@ -290,6 +284,22 @@ private final class AsyncExecution<Value>: @unchecked Sendable {
             return false
         }
         if disposeNow { subscription.dispose() }
+    }
+
+    func on(_ event: Event<Response<Value>>) {
+        switch event {
+        case .next(let response):
+            if case .success(let value, _) = response { lock.withLock { last = value } }
+        case .error(let error):
+            finish(.failure(error))
+        case .completed:
+            let value = lock.withLock { last }
+            if let value {
+                finish(.success(value))
+            } else {
+                finish(.failure(LeashError.invalidResponse(reason: "the execution completed without a value")))
+            }
+        }
     }
 
     func cancel() {
