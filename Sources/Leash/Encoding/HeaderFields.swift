@@ -2,8 +2,8 @@
 /// later value replaces an earlier one whose name differs only in case (HTTP header names
 /// are case-insensitive), and the later spelling of the name is kept.
 struct HeaderFields {
-    /// The merged fields.
-    private(set) var fields: [String: String] = [:]
+    /// The merged fields (room for the usual few, so that building them allocates once).
+    private(set) var fields = [String: String](minimumCapacity: 6)
 
     /// Sets `value` for `name`, replacing any field of the same name in another case.
     mutating func set(_ value: String, for name: String) {

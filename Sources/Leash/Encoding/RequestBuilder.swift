@@ -13,7 +13,8 @@ enum RequestBuilder {
         let path = endpoint.path
         let url = try fastURL(for: path, prefix: manager.baseURLPrefix) ?? self.url(for: path, base: manager.baseURL)
         var request = URLRequest(url: url)
-        request.httpMethod = endpoint.method.rawValue
+        // GET is the default; setting it anyway costs a string comparison in Foundation.
+        if endpoint.method != .get { request.httpMethod = endpoint.method.rawValue }
         // Leash enforces its own timeout exactly; URLSession's (whole seconds, idle-based
         // on Linux) is set out of the way.
         let timeout = (endpoint.timeout ?? manager.timeout).flatMap { $0.isFinite && $0 > 0 ? $0 : nil }
