@@ -39,6 +39,31 @@ final class RefreshOperatorTests: RefreshTestCase {
         XCTAssertEqual(script.subscriptions, [Subscription(210, 215)])
     }
 
+    func testOnClientRxExecute_concurrent401sShareOneRefresh_andEachGetsTheValue() throws {
+        stubProtected("items", accepting: ["fresh"])
+        let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
+        let refresher = makeRefresher(script)
+        let client = try makeClient { $0.authenticator(authenticator) }
+
+        let observers = (0..<3).map { _ in scheduler.createObserver(RefreshItem.self) }
+        for observer in observers {
+            scheduler.scheduleAt(200) {
+                _ = client.rx.execute(RefreshEndpoint("items"), type: RefreshItem.self)
+                    .retryingOnUnauthorized(refresher)
+                    .subscribe(observer)
+            }
+        }
+        scheduler.start()
+
+        for observer in observers {
+            XCTAssertEqual(observer.events, [.next(225, item), .completed(225)])
+        }
+        XCTAssertEqual(script.subscriptions, [Subscription(210, 215)], "one refresh for the three 401s")
+        XCTAssertEqual(
+            credentialsSent(to: "items"),
+            Array(repeating: "Bearer stale", count: 3) + Array(repeating: "Bearer fresh", count: 3))
+    }
+
     func testStreamSubscribedDuringRefresh_waitsForIt_thenSubscribes() throws {
         stubProtected("items", accepting: ["fresh"])
         let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
