@@ -409,7 +409,7 @@ extension Response {
 extension ResponseExtra {
     /// The details of a value: `extra` itself if the pipeline made it, else the value of
     /// an interceptor that passed `extra` of its own.
-    static func of(_ extra: Any?) -> ResponseExtra {
+    package static func of(_ extra: Any?) -> ResponseExtra {
         extra as? ResponseExtra ?? ResponseExtra(source: .interceptor, interceptorExtra: extra)
     }
 }

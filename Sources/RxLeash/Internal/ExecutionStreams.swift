@@ -21,7 +21,7 @@ enum ExecutionStreams {
     static func responses<Value>(of responses: Observable<Response<Value>>) -> Observable<ReactiveResponse<Value>> {
         responses.map { response in
             switch response {
-            case .success(let value, let extra): return ReactiveResponse(value: value, extra: details(extra))
+            case .success(let value, let extra): return ReactiveResponse(value: value, extra: .of(extra))
             case .failure(let error): throw error
             }
         }
@@ -39,11 +39,6 @@ enum ExecutionStreams {
     /// The last value and its details, once the execution completes.
     static func lastResponse<Value>(of responses: Observable<Response<Value>>) -> Single<ReactiveResponse<Value>> {
         last(of: responses) { value, extra in ReactiveResponse(value: value, extra: extra) }
-    }
-
-    /// The details `Client.responses` attaches to every value (always a `ResponseExtra`).
-    static func details(_ extra: Any?) -> ResponseExtra {
-        extra as? ResponseExtra ?? ResponseExtra(source: .interceptor, interceptorExtra: extra)
     }
 
     /// The last value, made into `Output` by `transform`, once the execution completes.

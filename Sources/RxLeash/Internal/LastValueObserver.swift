@@ -25,7 +25,7 @@ final class LastValueObserver<Value, Output>: ObserverType, @unchecked Sendable 
     func on(_ event: Event<Response<Value>>) {
         switch event {
         case .next(.success(let value, let extra)):
-            last = transform(value, ExecutionStreams.details(extra))
+            last = transform(value, ResponseExtra.of(extra))
         case .next(.failure(let error)):
             // Not emitted by `Client.responses` (it fails the stream instead); handled alike.
             last = nil
