@@ -109,6 +109,12 @@ enum PipelineScenarios {
         return result.value
     }
 
+    /// `total` executions through `try await client.execute(_:as:)`, one after another,
+    /// in one task.
+    static func awaitedExecutions(_ client: Client, total: Int) -> Tally {
+        asyncLanes(total: total, inFlight: 1) { try? await client.execute(BenchmarkAPI.json, as: Sample.self) }
+    }
+
     /// The floor of the same work: decoding the body `total` times with a `JSONDecoder`.
     static func decodeOnly(total: Int) -> Tally {
         let decoder = JSONDecoder()

@@ -32,7 +32,9 @@ let stormRequests = option("--storm", default: 1_000)
 let inFlight = 64
 
 let modes = [1, inFlight].flatMap { concurrency in
-    [NetworkMode.API.raw, .rawAsync, .transport, .callback, .rx, .async].map { NetworkMode(api: $0, concurrency: concurrency) }
+    [NetworkMode.API.raw, .rawAsync, .transport, .callback, .rx, .async].map {
+        NetworkMode(api: $0, concurrency: concurrency)
+    }
 }
 
 let replayed = LeashSetup(baseURL: URL(fileURLWithPath: "/"), transport: ReplayTransport(), url: "http://stub.invalid")
@@ -52,6 +54,11 @@ let pipeline = [
         operations: executions, expect: Tally(values: executions, interceptorCalls: 3 * executions),
         observe: { Tally(interceptorCalls: replayed.interceptorCalls()) }
     ) { PipelineScenarios.executions(replayed.client, total: executions) },
+    Scenario(
+        name: "replayed response, the same setup, await client.execute", operations: executions,
+        expect: Tally(values: executions, interceptorCalls: 3 * executions),
+        observe: { Tally(interceptorCalls: replayed.interceptorCalls()) }
+    ) { PipelineScenarios.awaitedExecutions(replayed.client, total: executions) },
     Scenario(
         name: "stub transport, no interceptors", operations: executions, expect: Tally(values: executions),
         observe: {

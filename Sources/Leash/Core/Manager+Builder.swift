@@ -177,7 +177,9 @@ extension Manager {
             return self
         }
 
-        /// Delivers callbacks and values on `queue` (default: the transport's queue).
+        /// Delivers callbacks and values on `queue` (default: the transport's queue, where
+        /// different executions' results may arrive in parallel; a serial queue makes them
+        /// take turns).
         @discardableResult
         public func callbackQueue(_ value: DispatchQueue) -> Self {
             queue = value

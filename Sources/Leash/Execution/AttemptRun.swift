@@ -149,8 +149,16 @@ final class AttemptRun: Disposable, @unchecked Sendable {
 
     private func send(_ urlRequest: URLRequest, _ step: Step) {
         stages.progress.send(.requestSent(urlRequest, attempt: step.context.attempt))
-        let subscription = stages.client.manager.transport.send(urlRequest)
-            .subscribe(TransportObserver(run: self, request: urlRequest, step: step))
+        let observer = TransportObserver(run: self, request: urlRequest, step: step)
+        let sender = stages.client.manager.transport
+        let subscription: Disposable
+        if let urlSession = sender as? URLSessionTransport {
+            // The default transport, without the observable around its task, and with the
+            // answer handed to the execution's task if it has one.
+            subscription = urlSession.start(urlRequest, handoff: stages.handoff, observer: observer)
+        } else {
+            subscription = sender.send(urlRequest).subscribe(observer)
+        }
         let disposeNow = lock.withLock { () -> Bool in
             if isDisposed || generation != step.generation { return true }
             transport = subscription

@@ -120,7 +120,9 @@ open class Client: @unchecked Sendable {
         let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
         let deliveryQueue = queue ?? manager.callbackQueue
         let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
-        handle.attach(responses(endpoint, serializer: serializer).subscribe(deliver))
+        handle.attach(
+            ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).valueStream().subscribe(deliver)
+        )
         return handle
     }
 
@@ -159,7 +161,7 @@ open class Client: @unchecked Sendable {
     public func execute<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self) async throws
         -> Value
     {
-        try await value(of: responses(endpoint, as: type))
+        try await execute(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
     }
 
     /// Executes a typed endpoint and returns its last value.
@@ -171,19 +173,19 @@ open class Client: @unchecked Sendable {
     public func execute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer) async throws
         -> Serializer.SerializedObject
     {
-        try await value(of: responses(endpoint, serializer: serializer))
-    }
-
-    private func value<Value>(of events: Observable<Response<Value>>) async throws -> Value {
-        let waiter = AsyncExecution<Value>()
-        let result = try await withTaskCancellationHandler {
-            try await withUnsafeThrowingContinuation { continuation in
-                waiter.start(events, continuation: continuation)
-            }
+        // The transport hands its answer to this task, which runs the rest of the
+        // pipeline itself: one thread hop per request, as with `URLSession.data(for:)`.
+        let mailbox = TaskMailbox()
+        let execution = AsyncExecution<Serializer.SerializedObject>(mailbox: mailbox)
+        let values = ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer)
+            .valueStream(handoff: mailbox)
+        return try await withTaskCancellationHandler {
+            execution.start(values)
+            while case .job(let job) = await mailbox.next() { job() }
+            return try execution.result()
         } onCancel: {
-            waiter.cancel()
+            execution.cancel()
         }
-        return result.value
     }
 }
 
@@ -253,32 +255,27 @@ private final class CallbackDelivery<Value>: ObserverType, @unchecked Sendable {
     }
 }
 
-/// Bridges one execution to a continuation: the last value, or the error.
-///
-/// The continuation is unchecked (one allocation and a check less per call): `finish`
-/// takes it out under the lock, so it is resumed exactly once.
+/// Observes one execution for the `async` form: keeps the last value, and tells the
+/// awaiting task's mailbox when the execution is over.
 private final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
-    // @unchecked: all state is behind `lock`.
+    // @unchecked: all state is behind `lock`; the values only pass from the execution's
+    // thread to the awaiting task.
     private let lock = Lock()
+    private let mailbox: TaskMailbox
     private var subscription: Disposable?
     private var isCancelled = false
     private var isFinished = false
     private var last: Value?
-    private var continuation: UnsafeContinuation<Carried<Value>, Swift.Error>?
+    private var outcome: Result<Value, Swift.Error>?
 
-    func start(
-        _ events: Observable<Response<Value>>, continuation: UnsafeContinuation<Carried<Value>, Swift.Error>
-    ) {
-        let cancelledEarly = lock.withLock { () -> Bool in
-            self.continuation = continuation
-            return isCancelled
-        }
-        // A task cancelled before the execution started sends nothing.
-        if cancelledEarly {
-            finish(.failure(LeashError.cancelled))
-            return
-        }
-        let subscription = events.subscribe(self)
+    init(mailbox: TaskMailbox) {
+        self.mailbox = mailbox
+    }
+
+    /// Subscribes to `values`, unless the task was cancelled already (then nothing is sent).
+    func start<Values: ObservableType>(_ values: Values) where Values.Element == Response<Value> {
+        if lock.withLock({ isCancelled }) { return }
+        let subscription = values.subscribe(self)
         let disposeNow = lock.withLock { () -> Bool in
             if isCancelled { return true }
             // The subscription's handlers hold this object: keep the subscription only
@@ -287,6 +284,12 @@ private final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
             return false
         }
         if disposeNow { subscription.dispose() }
+    }
+
+    /// The last value, or the failure; once the mailbox said the execution is over.
+    func result() throws -> Value {
+        let outcome = lock.withLock { self.outcome }
+        return try (outcome ?? .failure(LeashError.cancelled)).get()
     }
 
     func on(_ event: Event<Response<Value>>) {
@@ -317,19 +320,21 @@ private final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
         finish(.failure(LeashError.cancelled))
     }
 
+    /// Records the first outcome and ends the task's loop.
     private func finish(_ result: Result<Value, Swift.Error>) {
-        let (continuation, released) = lock.withLock {
-            () -> (UnsafeContinuation<Carried<Value>, Swift.Error>?, (Disposable?, Value?)) in
+        let released = lock.withLock { () -> (Disposable?, Value?)? in
+            if isFinished { return nil }
             isFinished = true
+            outcome = result
             defer {
-                self.continuation = nil
                 subscription = nil
                 last = nil
             }
-            return (self.continuation, (subscription, last))
+            return (subscription, last)
         }
+        guard released != nil else { return }
         // Released here, outside the lock: freeing them may run the app's deinits.
         withExtendedLifetime(released) {}
-        continuation?.resume(with: result.map { Carried($0) })
+        mailbox.finish()
     }
 }

@@ -82,36 +82,41 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// failure that ends the execution): what the callback and `async` forms subscribe to.
     /// The same stages as `events()`, without reporting progress, which those forms would
     /// only drop.
-    func values() -> Observable<Response<Value>> {
-        let pipeline = self
-        let stages = self.stages(progress: .none)
-        // Without serialization interceptors, serializing and ending on a failure are one
-        // `map` over the outcomes (nothing after the completion stage can retry).
-        if interceptors.serialization.isEmpty {
-            return withDeadline(
-                stages.outcomesWithRetries(from: 1).map { response in
-                    try pipeline.successfulResponse(
-                        Response(result: pipeline.serialize(response), extra: response.extra))
-                })
-        }
-        return withDeadline(run(attempt: 1, stages: stages).map { try pipeline.successfulResponse($0) })
+    ///
+    /// - Parameter handoff: Where the transport hands its answer, if not on its own queue
+    ///   (the `async` form's task).
+    func values(handoff: ResponseHandoff? = nil) -> Observable<Response<Value>> {
+        valueStream(handoff: handoff).asObservable()
+    }
+
+    /// `values(handoff:)` as its own observable type, for the forms that subscribe
+    /// directly (no adapter around it).
+    func valueStream(handoff: ResponseHandoff? = nil) -> ValueStream<Serializer> {
+        ValueStream(pipeline: self, stages: stages(progress: .none, handoff: handoff))
     }
 
     /// A success with its details, or the failure thrown.
-    private func successfulResponse(_ response: Response<Value>) throws -> Response<Value> {
+    func successfulResponse(_ response: Response<Value>) throws -> Response<Value> {
         switch response {
-        case .success(let value, let extra): return .success(value: value, extra: ResponseExtra.of(extra))
+        case .success(let value, let extra): return .success(value: value, extra: details(of: extra))
         case .failure(let error): throw error
         }
     }
 
-    private func stages(progress: ProgressSink) -> DataStages {
-        DataStages(client: client, endpoint: endpoint, interceptors: interceptors, progress: progress)
+    /// The details of a value, as `ResponseExtra.of`, but passing the pipeline's own on
+    /// as they are (boxing them again would cost an allocation).
+    func details(of extra: Any?) -> Any? {
+        if extra is ResponseExtra { return extra }
+        return ResponseExtra.of(extra)
+    }
+
+    private func stages(progress: ProgressSink, handoff: ResponseHandoff? = nil) -> DataStages {
+        DataStages(client: client, endpoint: endpoint, interceptors: interceptors, progress: progress, handoff: handoff)
     }
 
     /// `execution` ended with `LeashError.timeout` at the deadline (the endpoint's timeout,
     /// else the manager's), counted from subscription.
-    private func withDeadline<Element>(_ execution: Observable<Element>) -> Observable<Element> {
+    func withDeadline<Element>(_ execution: Observable<Element>) -> Observable<Element> {
         let manager = client.manager
         guard let seconds = endpoint.timeout ?? manager.timeout, seconds.isFinite, seconds > 0,
             seconds < Self.longestTimeout
@@ -135,7 +140,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// the retries are handled on `Response<Data>` (not generic, cheaper) and serialization
     /// is one `map`; otherwise a retry from the serialization stage restarts the whole
     /// attempt here.
-    private func run(attempt: Int, stages: DataStages) -> Observable<Response<Value>> {
+    func run(attempt: Int, stages: DataStages) -> Observable<Response<Value>> {
         let pipeline = self
         if interceptors.serialization.isEmpty {
             return stages.outcomesWithRetries(from: attempt).map { response in
@@ -189,7 +194,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         }
     }
 
-    private func serialize(_ response: Response<Data>) -> Result<Value, Swift.Error> {
+    func serialize(_ response: Response<Data>) -> Result<Value, Swift.Error> {
         switch response {
         case .failure(let error):
             return .failure(error)
@@ -266,12 +271,18 @@ final class DataStages: @unchecked Sendable {
     /// What operator interceptors record across this execution's attempts; only they see
     /// it, so it is made only when there are some.
     let marks: ExecutionMarks?
+    /// Where the transport hands its answers, if not on its own queue.
+    let handoff: ResponseHandoff?
 
-    init(client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink) {
+    init(
+        client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink,
+        handoff: ResponseHandoff? = nil
+    ) {
         self.client = client
         self.endpoint = endpoint
         self.interceptors = interceptors
         self.progress = progress
+        self.handoff = handoff
         self.acceptableStatusCodes = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
         self.marks = interceptors.operators.isEmpty ? nil : ExecutionMarks()
     }

@@ -21,6 +21,21 @@ import Rx
 ///   invalidated session (a fatal error in FoundationNetworking);
 /// - Leash enforces timeouts itself, so URLSession's whole-second timeouts are not used.
 ///
+/// Answers arrive on the transport's queues: each request's events in order, different
+/// requests' possibly in parallel (64 responses in flight are not decoded on one core). A
+/// manager's `callbackQueue` is where an app wants callbacks one at a time.
+///
+/// On Linux the session's delegate queue runs URLSession's completion blocks in place (on
+/// URLSession's work queue), and the transport hands each answer on with one
+/// `DispatchQueue.async` to one of its delivery queues: the single hop an `OperationQueue`
+/// delegate queue makes, without its operation objects and locks (which cost a URLSession
+/// client more than the rest of Leash's pipeline) and without holding every request's
+/// decoding to one thread. Nothing but that hand-off runs on URLSession's work queue: code
+/// there must never wait for that queue (creating or cancelling a task does), or the
+/// session deadlocks. On Apple platforms URLSession's own serial delegate queue delivers.
+/// An `await`ing execution has its answer handed straight to its task instead
+/// (`ResponseHandoff`), which saves the hop altogether, as `URLSession.data(for:)` does.
+///
 /// Redirects are followed by URLSession (up to 20; a 307/308 after a POST loses the body
 /// on Linux — answer with the final URL instead).
 public final class URLSessionTransport: Transport, @unchecked Sendable {
@@ -30,9 +45,24 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
     public static let shared = URLSessionTransport()
 
     /// The session requests go through.
+    ///
+    /// On Linux its delegate queue runs completion blocks in place, on URLSession's work
+    /// queue (see above): a completion handler of a task you create on it yourself must
+    /// hand its work to a queue of its own before creating or cancelling tasks.
     public let session: URLSession
 
     private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
+
+    #if canImport(FoundationNetworking)
+        /// Serial queues, one per core (at least two), taking requests in turn. Not one
+        /// concurrent queue: serial queues run on libdispatch's overcommitting threads,
+        /// which start at once, where a concurrent queue's work waits for a pool thread
+        /// (about 5% of a request's time, one at a time).
+        private let deliveryQueues = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map {
+            DispatchQueue(label: "leash.urlsession.delivery.\($0)")
+        }
+        private let nextDeliveryQueue = AtomicInt(0)
+    #endif
 
     /// Creates a transport with a session of its own.
     ///
@@ -42,7 +72,11 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
         // A copy, so that the caller's configuration (perhaps shared) is left as it was.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.urlCache = nil
-        let delegateQueue = OperationQueue()
+        #if canImport(FoundationNetworking)
+            let delegateQueue: OperationQueue = InPlaceOperationQueue()
+        #else
+            let delegateQueue = OperationQueue()
+        #endif
         delegateQueue.name = "leash.urlsession.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
         session = URLSession(configuration: configuration, delegate: nil, delegateQueue: delegateQueue)
@@ -57,24 +91,36 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
         DataTaskObservable(transport: self, request: request).asObservable()
     }
 
-    /// Starts a data task for `request` that reports to `observer` once; the returned
-    /// task state is the disposable that cancels it.
-    fileprivate func start(_ request: URLRequest, observer: AnyObserver<TransportResponse>) -> Disposable {
+    /// Starts a data task for `request` that reports to `observer` once, through `handoff`
+    /// if there is one, else on the delivery queue; the returned task state is the
+    /// disposable that cancels it. (Leash's pipeline calls this directly, saving the
+    /// observable `send` wraps around it.)
+    func start<Observer: ObserverType & SendableMetatype>(
+        _ request: URLRequest, handoff: ResponseHandoff?, observer: Observer
+    ) -> Disposable where Observer.Element == TransportResponse {
         let task = TaskState(cancelQueue: cancelQueue)
+        #if canImport(FoundationNetworking)
+            let deliveryQueue = deliveryQueues[(nextDeliveryQueue.add(1) & Int.max) % deliveryQueues.count]
+        #endif
+        // Reported from one thread, once: the observer is handed over, not shared.
+        let observer = Carried(observer)
         let dataTask = session.dataTask(with: request) { data, response, error in
             // Only the first of completion and cancellation reports: after a dispose,
             // nothing is delivered.
             guard task.finish() else { return }
-            if let error {
-                observer.onError(URLSessionTransport.leashError(for: error))
-                return
+            let answer = Answer(data: data, response: response, error: error)
+            let deliver: @Sendable () -> Void = { answer.report(to: observer.value) }
+            if let handoff {
+                handoff.hand(deliver)
+            } else {
+                #if canImport(FoundationNetworking)
+                    // Off URLSession's work queue, where the completion block runs.
+                    deliveryQueue.async(execute: deliver)
+                #else
+                    // Already on the session's delegate queue.
+                    deliver()
+                #endif
             }
-            guard let httpResponse = response as? HTTPURLResponse else {
-                observer.onError(LeashError.invalidResponse(reason: "the response is not HTTP"))
-                return
-            }
-            observer.onNext(TransportResponse(httpResponse: httpResponse, data: data ?? Data()))
-            observer.onCompleted()
         }
         task.start(dataTask)
         return task
@@ -95,6 +141,40 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
     }
 }
 
+/// What a data task's completion handler received, handed to the thread that reports it.
+private struct Answer: @unchecked Sendable {
+    // @unchecked: immutable values handed over once.
+    let data: Data?
+    let response: URLResponse?
+    let error: Swift.Error?
+
+    func report<Observer: ObserverType>(to observer: Observer) where Observer.Element == TransportResponse {
+        if let error {
+            observer.onError(URLSessionTransport.leashError(for: error))
+            return
+        }
+        guard let httpResponse = response as? HTTPURLResponse else {
+            observer.onError(LeashError.invalidResponse(reason: "the response is not HTTP"))
+            return
+        }
+        observer.onNext(TransportResponse(httpResponse: httpResponse, data: data ?? Data()))
+        observer.onCompleted()
+    }
+}
+
+#if canImport(FoundationNetworking)
+    /// The session's delegate queue on Linux: runs the blocks URLSession adds in place, on
+    /// the thread adding them (URLSession's work queue), instead of as operations on a
+    /// queue of its own. The transport's completion handler only hands the answer on (see
+    /// `URLSessionTransport`), so nothing slow or blocking runs there.
+    private final class InPlaceOperationQueue: OperationQueue, @unchecked Sendable {
+        // @unchecked: no state of its own.
+        override func addOperation(_ block: @escaping @Sendable () -> Void) {
+            block()
+        }
+    }
+#endif
+
 /// One data task as an observable: subscribing starts the task. (It keeps the transport,
 /// not only its session: the session is invalidated when the transport is freed, and
 /// this keeps it alive for as long as the observable can still be subscribed.)
@@ -107,7 +187,7 @@ private struct DataTaskObservable: ObservableType, @unchecked Sendable {
 
     func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == TransportResponse {
-        transport.start(request, observer: AnyObserver(observer))
+        transport.start(request, handoff: nil, observer: AnyObserver(observer))
     }
 }
 

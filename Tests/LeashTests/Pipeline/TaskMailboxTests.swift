@@ -1,0 +1,99 @@
+import Foundation
+import XCTest
+
+@testable import Leash
+
+/// The mailbox through which the transport hands an `async` execution's response to the
+/// awaiting task.
+final class TaskMailboxTests: XCTestCase {
+    /// Runs jobs from `mailbox` until it finishes; returns how many ran.
+    private func drain(_ mailbox: TaskMailbox) async -> Int {
+        var ran = 0
+        while case .job(let job) = await mailbox.next() {
+            job()
+            ran += 1
+        }
+        return ran
+    }
+
+    func testJobsHandedBeforeTheTaskWaits_runInOrder_thenFinishEndsTheLoop() async {
+        let mailbox = TaskMailbox()
+        let order = LockedOrder()
+        mailbox.hand { order.append(1) }
+        mailbox.hand {
+            order.append(2)
+            mailbox.finish()
+        }
+        let ran = await drain(mailbox)
+        XCTAssertEqual(ran, 2)
+        XCTAssertEqual(order.values, [1, 2])
+    }
+
+    func testJobHandedFromAnotherThreadWhileTheTaskWaits_resumesIt() async {
+        let mailbox = TaskMailbox()
+        let order = LockedOrder()
+        DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
+            mailbox.hand {
+                order.append(1)
+                DispatchQueue.global().async { mailbox.finish() }
+            }
+        }
+        let ran = await drain(mailbox)
+        XCTAssertEqual(ran, 1)
+        XCTAssertEqual(order.values, [1])
+    }
+
+    func testJobsHandedAfterFinish_areDroppedAndReleased() async {
+        let mailbox = TaskMailbox()
+        mailbox.finish()
+        weak var weakToken: Token?
+        do {
+            let token = Token()
+            weakToken = token
+            mailbox.hand { token.touch() }
+        }
+        XCTAssertNil(weakToken, "a dropped job is let go at once")
+        let ran = await drain(mailbox)
+        XCTAssertEqual(ran, 0)
+    }
+
+    func testFinishWithJobsWaiting_dropsThem() async {
+        let mailbox = TaskMailbox()
+        let order = LockedOrder()
+        mailbox.hand { order.append(1) }
+        mailbox.finish()
+        let ran = await drain(mailbox)
+        XCTAssertEqual(ran, 0)
+        XCTAssertEqual(order.values, [])
+    }
+
+    func testManyThreadsHandingJobs_eachRunsOnceOnTheTask() async {
+        let mailbox = TaskMailbox()
+        let order = LockedOrder()
+        let count = 1_000
+        DispatchQueue.global().async {
+            DispatchQueue.concurrentPerform(iterations: count) { index in
+                mailbox.hand {
+                    order.append(index)
+                    if order.values.count == count { mailbox.finish() }
+                }
+            }
+        }
+        let ran = await drain(mailbox)
+        XCTAssertEqual(ran, count)
+        XCTAssertEqual(Set(order.values), Set(0..<count))
+    }
+}
+
+private final class Token: @unchecked Sendable {
+    func touch() {}
+}
+
+private final class LockedOrder: @unchecked Sendable {
+    // @unchecked: `stored` is behind `lock`.
+    private let lock = NSLock()
+    private var stored: [Int] = []
+
+    func append(_ value: Int) { lock.withLock { stored.append(value) } }
+    var values: [Int] { lock.withLock { stored } }
+}
