@@ -16,15 +16,16 @@ struct LeashSetup {
     let validator = StatusValidator()
     let authenticator = BenchmarkAuthenticator()
 
-    init(baseURL: URL, transport: Transport, url: String? = nil) {
+    init(baseURL: URL, transport: Transport, url: String? = nil, timeout: TimeInterval? = nil) {
         do {
-            let manager = try Manager.Builder()
+            let builder = Manager.Builder()
                 .url(url.flatMap(URL.init(string:)) ?? baseURL)
                 .authenticator(authenticator)
                 .add(interceptor: logger)
                 .add(interceptor: validator)
                 .transport(transport)
-                .build()
+            if let timeout { builder.timeout(timeout) }
+            let manager = try builder.build()
             client = Client(manager: manager)
         } catch {
             fail("cannot build the manager: \(error)")

@@ -38,6 +38,8 @@ let modes = [1, inFlight].flatMap { concurrency in
 }
 
 let replayed = LeashSetup(baseURL: URL(fileURLWithPath: "/"), transport: ReplayTransport(), url: "http://stub.invalid")
+let replayedWithTimeout = LeashSetup(
+    baseURL: URL(fileURLWithPath: "/"), transport: ReplayTransport(), url: "http://stub.invalid", timeout: 60)
 let withInterceptors = PipelineSetup(interceptors: true)
 let bare = PipelineSetup(interceptors: false)
 let pipeline = [
@@ -54,6 +56,11 @@ let pipeline = [
         operations: executions, expect: Tally(values: executions, interceptorCalls: 3 * executions),
         observe: { Tally(interceptorCalls: replayed.interceptorCalls()) }
     ) { PipelineScenarios.executions(replayed.client, total: executions) },
+    Scenario(
+        name: "replayed response, the same setup with a 60 s timeout", operations: executions,
+        expect: Tally(values: executions, interceptorCalls: 3 * executions),
+        observe: { Tally(interceptorCalls: replayedWithTimeout.interceptorCalls()) }
+    ) { PipelineScenarios.executions(replayedWithTimeout.client, total: executions) },
     Scenario(
         name: "replayed response, the same setup, await client.execute", operations: executions,
         expect: Tally(values: executions, interceptorCalls: 3 * executions),

@@ -68,6 +68,7 @@ public final class Manager: @unchecked Sendable {
         self.callbackQueue = builder.queue
         self.maximumRetryCount = builder.retryLimit
         self.scheduler = builder.schedulerValue ?? Manager.timerScheduler
+        self.deadlines = builder.schedulerValue == nil ? DeadlineTimer.shared : nil
         self.requestGates = builder.gates
         self.interceptorSet = InterceptorSet(builder.interceptorList)
         let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
@@ -76,6 +77,21 @@ public final class Manager: @unchecked Sendable {
             self.baseURLPrefix = string.hasSuffix("/") ? String(string.dropLast()) : string
         } else {
             self.baseURLPrefix = nil
+        }
+    }
+
+    /// Where deadlines are kept on the default scheduler (`nil` on another, which runs
+    /// them itself: a `TestScheduler`, in virtual time).
+    let deadlines: DeadlineTimer?
+
+    /// Runs `action` after `seconds`, on the manager's scheduler, unless the returned
+    /// disposable is disposed first.
+    func deadline(after seconds: TimeInterval, action: @escaping @Sendable () -> Void) -> Disposable {
+        if let deadlines { return deadlines.schedule(after: seconds, action: action) }
+        let milliseconds = Int((seconds * 1000).rounded(.up))
+        return scheduler.scheduleRelative((), dueTime: .milliseconds(milliseconds)) { _ in
+            action()
+            return Disposables.create()
         }
     }
 

@@ -117,21 +117,23 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// `execution` ended with `LeashError.timeout` at the deadline (the endpoint's timeout,
     /// else the manager's), counted from subscription.
     func withDeadline<Element>(_ execution: Observable<Element>) -> Observable<Element> {
-        let manager = client.manager
-        guard let seconds = endpoint.timeout ?? manager.timeout, seconds.isFinite, seconds > 0,
-            seconds < Self.longestTimeout
-        else { return execution }
+        guard let seconds = timeout else { return execution }
         // A deadline from subscription, not Rx's `timeout` (which restarts after every
         // element, so each progress event or cached value would push it back).
-        let milliseconds = Int((seconds * 1000).rounded(.up))
-        let scheduler = manager.scheduler
+        let manager = client.manager
         let deadline = Observable<Element>.create { observer in
-            scheduler.scheduleRelative((), dueTime: .milliseconds(milliseconds)) { _ in
-                observer.onError(LeashError.timeout(seconds: seconds))
-                return Disposables.create()
-            }
+            manager.deadline(after: seconds) { observer.onError(LeashError.timeout(seconds: seconds)) }
         }
         return execution.take(until: deadline)
+    }
+
+    /// The execution's time limit in seconds (the endpoint's, else the manager's), if it
+    /// has one.
+    var timeout: TimeInterval? {
+        guard let seconds = endpoint.timeout ?? client.manager.timeout, seconds.isFinite, seconds > 0,
+            seconds < Self.longestTimeout
+        else { return nil }
+        return seconds
     }
 
     /// One attempt and, on `RetrySignal`, the next ones.

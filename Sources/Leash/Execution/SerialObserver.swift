@@ -11,7 +11,7 @@ import Rx
 /// lock is held while the observer runs and a re-entrant event is queued, not deadlocked.
 /// After a terminal event or `release()`, events are dropped and the observer is let go,
 /// so that nothing a finished execution held stays alive through it.
-final class SerialObserver<Element>: @unchecked Sendable {
+final class SerialObserver<Element>: ObserverType, @unchecked Sendable {
     // @unchecked: the state is behind `lock`; the observer is only called by the one
     // thread that holds the delivering role.
     private let lock = Lock()

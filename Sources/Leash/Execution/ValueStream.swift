@@ -24,11 +24,17 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
             ).subscribe(observer)
         }
         // Nothing after the completion stage can retry: the data stages retry in place,
-        // and the deadline (if any) may as well bound them, since serializing follows at
-        // once.
-        let serializing = SerializingObserver(pipeline: pipeline, downstream: observer)
-        let outcomes = pipeline.withDeadline(stages.outcomesWithRetries(from: 1))
-        serializing.attach(outcomes.subscribe(serializing))
+        // and serializing follows each outcome at once.
+        guard let seconds = pipeline.timeout else {
+            let serializing = SerializingObserver(pipeline: pipeline, downstream: observer)
+            serializing.attach(stages.outcomesWithRetries(from: 1).subscribe(serializing))
+            return serializing
+        }
+        // The deadline fires on a thread of its own, possibly while an outcome is being
+        // delivered: the observer is then fed through a `SerialObserver`.
+        let serializing = SerializingObserver(pipeline: pipeline, downstream: SerialObserver(AnyObserver(observer)))
+        serializing.startDeadline(seconds, manager: stages.client.manager)
+        serializing.attach(stages.outcomesWithRetries(from: 1).subscribe(serializing))
         return serializing
     }
 }
@@ -38,15 +44,18 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
 /// upstream (a network request after a cached value, say).
 ///
 /// Upstream calls it one event at a time (`AttemptRun` delivers through a
-/// `SerialObserver`), so only stopping needs to be thread-safe.
+/// `SerialObserver`), so only stopping needs to be thread-safe. The execution's deadline,
+/// if it has one, is held here too: it ends the stream with `LeashError.timeout` and
+/// cancels upstream; it is let go as soon as the stream ends.
 private final class SerializingObserver<Serializer: ResponseSerializer, Downstream: ObserverType>: ObserverType,
-    Disposable, @unchecked Sendable
+    Disposable, TimeLimited, @unchecked Sendable
 where Downstream.Element == Response<Serializer.SerializedObject> {
     // @unchecked: `upstream` is behind `lock`, `isStopped` is atomic; the rest is immutable.
     private let pipeline: ExecutionPipeline<Serializer>
     private let downstream: Downstream
     private let lock = Lock()
     private var upstream: Disposable?
+    private var deadline: Disposable?
     /// 1 after a terminal event or `dispose()`: later events are dropped.
     private let isStopped = AtomicInt(0)
 
@@ -66,17 +75,30 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
                 // The failure ends the execution: nothing more upstream matters.
                 guard stop() else { return }
                 downstream.onError(error)
-                takeUpstream()?.dispose()
+                release(disposingUpstream: true)
             }
         case .error(let error):
             guard stop() else { return }
             downstream.onError(error)
-            withExtendedLifetime(takeUpstream()) {}
+            release(disposingUpstream: false)
         case .completed:
             guard stop() else { return }
             downstream.onCompleted()
-            withExtendedLifetime(takeUpstream()) {}
+            release(disposingUpstream: false)
         }
+    }
+
+    /// Ends the stream with `LeashError.timeout` after `seconds`, unless it ended before.
+    func startDeadline(_ seconds: TimeInterval, manager: Manager) {
+        // Through a non-generic protocol: the closure must not capture generic types.
+        let target: TimeLimited = self
+        let deadline = manager.deadline(after: seconds) { target.deadlinePassed(seconds) }
+        let disposeNow = lock.withLock { () -> Bool in
+            if isStopped.load() != 0 { return true }
+            self.deadline = deadline
+            return false
+        }
+        if disposeNow { deadline.dispose() }
     }
 
     /// Holds the upstream subscription, to cancel it; disposes it at once if the stream
@@ -90,9 +112,15 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         if disposeNow { subscription.dispose() }
     }
 
+    func deadlinePassed(_ seconds: TimeInterval) {
+        guard stop() else { return }
+        downstream.onError(LeashError.timeout(seconds: seconds))
+        release(disposingUpstream: true)
+    }
+
     func dispose() {
         _ = stop()
-        takeUpstream()?.dispose()
+        release(disposingUpstream: true)
     }
 
     /// Marks the stream stopped; false if it already was.
@@ -100,10 +128,23 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         isStopped.compareExchange(expected: 0, desired: 1)
     }
 
-    private func takeUpstream() -> Disposable? {
-        lock.withLock {
-            defer { upstream = nil }
-            return upstream
+    /// Cancels the deadline and lets go of upstream, cancelling it too if it may still be
+    /// running (it ended by itself otherwise).
+    private func release(disposingUpstream: Bool) {
+        let (upstream, deadline) = lock.withLock { () -> (Disposable?, Disposable?) in
+            defer {
+                self.upstream = nil
+                self.deadline = nil
+            }
+            return (self.upstream, self.deadline)
         }
+        deadline?.dispose()
+        if disposingUpstream { upstream?.dispose() } else { withExtendedLifetime(upstream) {} }
     }
+}
+
+/// Something an execution's deadline ends.
+private protocol TimeLimited: AnyObject, Sendable {
+    /// The deadline, `seconds` after the start, passed.
+    func deadlinePassed(_ seconds: TimeInterval)
 }

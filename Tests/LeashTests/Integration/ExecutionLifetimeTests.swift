@@ -47,6 +47,28 @@ final class ExecutionLifetimeTests: XCTestCase {
         }
     }
 
+    func testTimeout_completedCallbackExecution_letsGoOfItsCompletionBeforeTheDeadline() throws {
+        let transport = StubTransport()
+        transport.stub(path: "/x", .json(#"{"id":1}"#))
+        let manager = try Manager.Builder().url("http://h").transport(transport).timeout(60).build()
+        let client = Client(manager: manager)
+        let baseline = Resources.total
+        weak var weakToken: LifetimeToken?
+        do {
+            let token = LifetimeToken()
+            weakToken = token
+            let done = expectation(description: "completed")
+            client.execute(SpecEndpoint("/x"), serializer: DataResponseSerializer()) { response in
+                XCTAssertTrue(response.isSuccess)
+                token.touch()
+                done.fulfill()
+            }
+            wait(for: [done], timeout: 5)
+        }
+        XCTAssertTrue(waitForResources(baseline), "freed before the 60 s deadline: \(Resources.total) vs \(baseline)")
+        XCTAssertNil(weakToken, "the completion is still held (by its deadline?)")
+    }
+
     func testTimeout_completedExecution_isFreedBeforeTheDeadline() throws {
         let transport = StubTransport()
         transport.stub(path: "/x", .json(#"{"id":1}"#))
@@ -95,4 +117,8 @@ private func waitForResources(_ baseline: Int32, seconds: TimeInterval = 2) -> B
         RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
     }
     return Resources.total == baseline
+}
+
+private final class LifetimeToken: @unchecked Sendable {
+    func touch() {}
 }

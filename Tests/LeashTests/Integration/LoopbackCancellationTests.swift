@@ -53,6 +53,29 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
         waitForServer("the client closing the hanging request") { $0.clientDisconnectCount >= 1 }
     }
 
+    func testTimeout_callbackForm_hangingServer_endsWithTimeoutAndClosesTheConnection() throws {
+        let client = try makeClient { $0.timeout(0.3) }
+        let done = expectation(description: "timed out")
+        let start = Date()
+        client.execute(SpecEndpoint("/hang")) { (response: Response<Data>) in
+            XCTAssertEqual((response.error as? LeashError)?.description, "No response within 0.3 s.")
+            XCTAssertGreaterThanOrEqual(Date().timeIntervalSince(start), 0.29, "fired early")
+            done.fulfill()
+        }
+        wait(for: [done], timeout: 10)
+        waitForServer("the client closing the hanging request") { $0.clientDisconnectCount >= 1 }
+    }
+
+    func testTimeout_asyncForm_hangingServer_throwsTimeout() async throws {
+        let client = try makeClient { $0.timeout(0.3) }
+        do {
+            _ = try await client.execute(SpecEndpoint("/hang"), as: LoopbackSample.self)
+            XCTFail("expected a timeout")
+        } catch LeashError.timeout(let seconds) {
+            XCTAssertEqual(seconds, 0.3)
+        }
+    }
+
     func testTimeout_endpointOverridesTheManager() throws {
         let client = try makeClient()
         let start = Date()
