@@ -53,9 +53,9 @@ final class ExecutionLifetimeTests: XCTestCase {
         let manager = try Manager.Builder().url("http://h").transport(transport).timeout(60).build()
         let client = Client(manager: manager)
         let baseline = Resources.total
-        weak var weakToken: LifetimeToken?
+        weak var weakToken: ReleaseToken?
         do {
-            let token = LifetimeToken()
+            let token = ReleaseToken()
             weakToken = token
             let done = expectation(description: "completed")
             client.execute(SpecEndpoint("/x"), serializer: DataResponseSerializer()) { response in
@@ -117,8 +117,4 @@ private func waitForResources(_ baseline: Int32, seconds: TimeInterval = 2) -> B
         RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
     }
     return Resources.total == baseline
-}
-
-private final class LifetimeToken: @unchecked Sendable {
-    func touch() {}
 }

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Rx
+import LeashTestSupport
 import XCTest
 
 @testable import Leash
@@ -11,34 +12,34 @@ final class DeadlineTimerTests: XCTestCase {
         let timer = DeadlineTimer()
         let fired = expectation(description: "fired")
         let start = DispatchTime.now().uptimeNanoseconds
-        let elapsed = Recorder()
+        let elapsed = SpecLocked<[Int]>([])
         _ = timer.schedule(after: 0.1) {
-            elapsed.add(Int(DispatchTime.now().uptimeNanoseconds - start))
+            elapsed.withLock { $0.append(Int(DispatchTime.now().uptimeNanoseconds - start)) }
             fired.fulfill()
         }
         wait(for: [fired], timeout: 5)
-        XCTAssertEqual(elapsed.values.count, 1)
-        XCTAssertGreaterThanOrEqual(elapsed.values.first ?? 0, 100_000_000, "fired early")
+        XCTAssertEqual(elapsed.value.count, 1)
+        XCTAssertGreaterThanOrEqual(elapsed.value.first ?? 0, 100_000_000, "fired early")
     }
 
     func testDisposedDeadline_neverFires_andLetsGoOfItsActionAtOnce() {
         let timer = DeadlineTimer()
         let later = expectation(description: "a later deadline")
-        weak var weakToken: Token?
-        let fired = Recorder()
+        weak var weakToken: ReleaseToken?
+        let fired = SpecLocked<[Int]>([])
         do {
-            let token = Token()
+            let token = ReleaseToken()
             weakToken = token
             let deadline = timer.schedule(after: 0.05) {
                 token.touch()
-                fired.add(1)
+                fired.withLock { $0.append(1) }
             }
             deadline.dispose()
         }
         XCTAssertNil(weakToken, "a disposed deadline still held its action")
         _ = timer.schedule(after: 0.1) { later.fulfill() }
         wait(for: [later], timeout: 5)
-        XCTAssertEqual(fired.values, [])
+        XCTAssertEqual(fired.value, [])
     }
 
     func testShorterDeadlineAfterALongOne_firesOnItsOwnTime() {
@@ -52,28 +53,28 @@ final class DeadlineTimerTests: XCTestCase {
 
     func testDeadlinesOfSeveralLengths_fireInTheOrderTheyAreDue() {
         let timer = DeadlineTimer()
-        let order = Recorder()
+        let order = SpecLocked<[Int]>([])
         let all = expectation(description: "all fired")
         all.expectedFulfillmentCount = 3
         for (index, seconds) in [0.15, 0.05, 0.1].enumerated() {
             _ = timer.schedule(after: seconds) {
-                order.add(index)
+                order.withLock { $0.append(index) }
                 all.fulfill()
             }
         }
         wait(for: [all], timeout: 5)
-        XCTAssertEqual(order.values, [1, 2, 0])
+        XCTAssertEqual(order.value, [1, 2, 0])
     }
 
     func testManyThreadsSchedulingAndDisposing_onlyTheKeptDeadlinesFire() {
         let timer = DeadlineTimer()
         let count = 4_000
-        let fired = Recorder()
+        let fired = SpecLocked<[Int]>([])
         let kept = expectation(description: "every kept deadline")
         kept.expectedFulfillmentCount = count / 4
         DispatchQueue.concurrentPerform(iterations: count) { index in
             let deadline = timer.schedule(after: index % 4 == 0 ? 0.02 : 0.05) {
-                fired.add(index)
+                fired.withLock { $0.append(index) }
                 if index % 4 == 0 { kept.fulfill() }
             }
             if index % 4 != 0 { deadline.dispose() }
@@ -83,20 +84,12 @@ final class DeadlineTimerTests: XCTestCase {
         let after = expectation(description: "after the disposed ones' time")
         _ = timer.schedule(after: 0.1) { after.fulfill() }
         wait(for: [after], timeout: 5)
-        XCTAssertEqual(Set(fired.values), Set(stride(from: 0, to: count, by: 4)))
-        XCTAssertEqual(fired.values.count, count / 4, "a deadline fired twice")
+        XCTAssertEqual(Set(fired.value), Set(stride(from: 0, to: count, by: 4)))
+        XCTAssertEqual(fired.value.count, count / 4, "a deadline fired twice")
     }
 }
 
-private final class Token: @unchecked Sendable {
+/// An object whose release a test watches through a weak reference.
+final class ReleaseToken: @unchecked Sendable {
     func touch() {}
-}
-
-private final class Recorder: @unchecked Sendable {
-    // @unchecked: `stored` is behind `lock`.
-    private let lock = NSLock()
-    private var stored: [Int] = []
-
-    func add(_ value: Int) { lock.withLock { stored.append(value) } }
-    var values: [Int] { lock.withLock { stored } }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LeashTestSupport
 import XCTest
 
 @testable import Leash
@@ -18,37 +19,37 @@ final class TaskMailboxTests: XCTestCase {
 
     func testJobsHandedBeforeTheTaskWaits_runInOrder_thenFinishEndsTheLoop() async {
         let mailbox = TaskMailbox()
-        let order = LockedOrder()
-        mailbox.hand { order.append(1) }
+        let order = SpecLocked<[Int]>([])
+        mailbox.hand { order.withLock { $0.append(1) } }
         mailbox.hand {
-            order.append(2)
+            order.withLock { $0.append(2) }
             mailbox.finish()
         }
         let ran = await drain(mailbox)
         XCTAssertEqual(ran, 2)
-        XCTAssertEqual(order.values, [1, 2])
+        XCTAssertEqual(order.value, [1, 2])
     }
 
     func testJobHandedFromAnotherThreadWhileTheTaskWaits_resumesIt() async {
         let mailbox = TaskMailbox()
-        let order = LockedOrder()
+        let order = SpecLocked<[Int]>([])
         DispatchQueue.global().asyncAfter(deadline: .now() + 0.05) {
             mailbox.hand {
-                order.append(1)
+                order.withLock { $0.append(1) }
                 DispatchQueue.global().async { mailbox.finish() }
             }
         }
         let ran = await drain(mailbox)
         XCTAssertEqual(ran, 1)
-        XCTAssertEqual(order.values, [1])
+        XCTAssertEqual(order.value, [1])
     }
 
     func testJobsHandedAfterFinish_areDroppedAndReleased() async {
         let mailbox = TaskMailbox()
         mailbox.finish()
-        weak var weakToken: Token?
+        weak var weakToken: ReleaseToken?
         do {
-            let token = Token()
+            let token = ReleaseToken()
             weakToken = token
             mailbox.hand { token.touch() }
         }
@@ -59,41 +60,28 @@ final class TaskMailboxTests: XCTestCase {
 
     func testFinishWithJobsWaiting_dropsThem() async {
         let mailbox = TaskMailbox()
-        let order = LockedOrder()
-        mailbox.hand { order.append(1) }
+        let order = SpecLocked<[Int]>([])
+        mailbox.hand { order.withLock { $0.append(1) } }
         mailbox.finish()
         let ran = await drain(mailbox)
         XCTAssertEqual(ran, 0)
-        XCTAssertEqual(order.values, [])
+        XCTAssertEqual(order.value, [])
     }
 
     func testManyThreadsHandingJobs_eachRunsOnceOnTheTask() async {
         let mailbox = TaskMailbox()
-        let order = LockedOrder()
+        let order = SpecLocked<[Int]>([])
         let count = 1_000
         DispatchQueue.global().async {
             DispatchQueue.concurrentPerform(iterations: count) { index in
                 mailbox.hand {
-                    order.append(index)
-                    if order.values.count == count { mailbox.finish() }
+                    order.withLock { $0.append(index) }
+                    if order.value.count == count { mailbox.finish() }
                 }
             }
         }
         let ran = await drain(mailbox)
         XCTAssertEqual(ran, count)
-        XCTAssertEqual(Set(order.values), Set(0..<count))
+        XCTAssertEqual(Set(order.value), Set(0..<count))
     }
-}
-
-private final class Token: @unchecked Sendable {
-    func touch() {}
-}
-
-private final class LockedOrder: @unchecked Sendable {
-    // @unchecked: `stored` is behind `lock`.
-    private let lock = NSLock()
-    private var stored: [Int] = []
-
-    func append(_ value: Int) { lock.withLock { stored.append(value) } }
-    var values: [Int] { lock.withLock { stored } }
 }
