@@ -44,7 +44,12 @@ struct AttemptProducer: ObservableType, @unchecked Sendable {
 
     func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Response<Data> {
-        let run = AttemptRun(stages: stages, observer: AnyObserver(observer))
+        run(AnyObserver(observer))
+    }
+
+    /// Starts the run for `observer`.
+    func run(_ observer: AnyObserver<Response<Data>>) -> Disposable {
+        let run = AttemptRun(stages: stages, observer: observer)
         switch start {
         case .prepared(let request, let context):
             run.begin(request, context: context, generation: 0, retriesInPlace: false)

@@ -296,7 +296,7 @@ final class DataStages: @unchecked Sendable {
     /// (which each attempt waits on) the attempt's state machine retries in place;
     /// otherwise each attempt is composed anew.
     func outcomesWithRetries(from attempt: Int) -> Observable<Response<Data>> {
-        if interceptors.operators.isEmpty && client.manager.requestGates.isEmpty {
+        if retriesInPlace {
             return AttemptProducer(stages: self, start: .retryingInPlace(fromAttempt: attempt)).asObservable()
         }
         let stages = self
@@ -309,6 +309,20 @@ final class DataStages: @unchecked Sendable {
                 }
                 return stages.outcomesWithRetries(from: attempt + 1)
             }
+    }
+
+    /// Whether one attempt's state machine can run every attempt (see
+    /// `outcomesWithRetries`).
+    var retriesInPlace: Bool {
+        interceptors.operators.isEmpty && client.manager.requestGates.isEmpty
+    }
+
+    /// Subscribes `observer` to the outcomes of every attempt from the first: as
+    /// `outcomesWithRetries(from: 1)`, without the observable around the state machine
+    /// when it retries in place.
+    func subscribeOutcomes(_ observer: AnyObserver<Response<Data>>) -> Disposable {
+        guard retriesInPlace else { return outcomesWithRetries(from: 1).subscribe(observer) }
+        return AttemptProducer(stages: self, start: .retryingInPlace(fromAttempt: 1)).run(observer)
     }
 
     /// Decides whether an attempt that ended with `error` is followed by another:

@@ -27,15 +27,21 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
         // and serializing follows each outcome at once.
         guard let seconds = pipeline.timeout else {
             let serializing = SerializingObserver(pipeline: pipeline, downstream: observer)
-            serializing.attach(stages.outcomesWithRetries(from: 1).subscribe(serializing))
+            serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
             return serializing
         }
         // The deadline fires on a thread of its own, possibly while an outcome is being
         // delivered: the observer is then fed through a `SerialObserver`.
         let serializing = SerializingObserver(pipeline: pipeline, downstream: SerialObserver(AnyObserver(observer)))
         serializing.startDeadline(seconds, manager: stages.client.manager)
-        serializing.attach(stages.outcomesWithRetries(from: 1).subscribe(serializing))
+        serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
         return serializing
+    }
+
+    /// `target` as the data stages' observer, through a non-generic protocol: wrapping a
+    /// generic observer type in `AnyObserver` would look up generic metadata every time.
+    private static func outcomeObserver(_ target: OutcomeObserver) -> AnyObserver<Response<Data>> {
+        AnyObserver { target.on($0) }
     }
 }
 
@@ -48,7 +54,7 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
 /// if it has one, is held here too: it ends the stream with `LeashError.timeout` and
 /// cancels upstream; it is let go as soon as the stream ends.
 private final class SerializingObserver<Serializer: ResponseSerializer, Downstream: ObserverType>: ObserverType,
-    Disposable, TimeLimited, @unchecked Sendable
+    Disposable, TimeLimited, OutcomeObserver, @unchecked Sendable
 where Downstream.Element == Response<Serializer.SerializedObject> {
     // @unchecked: `upstream` is behind `lock`, `isStopped` is atomic; the rest is immutable.
     private let pipeline: ExecutionPipeline<Serializer>
@@ -147,4 +153,10 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
 private protocol TimeLimited: AnyObject, Sendable {
     /// The deadline, `seconds` after the start, passed.
     func deadlinePassed(_ seconds: TimeInterval)
+}
+
+/// Something that takes the data stages' outcomes.
+private protocol OutcomeObserver: AnyObject, Sendable {
+    /// One outcome, or the end.
+    func on(_ event: Event<Response<Data>>)
 }
