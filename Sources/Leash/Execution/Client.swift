@@ -95,6 +95,17 @@ open class Client: @unchecked Sendable {
         responses(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
     }
 
+    /// The values alone of an execution of `endpoint` (`responses(_:serializer:)` without
+    /// the details), for `client.rx.execute`.
+    package func bareValues<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+        -> Observable<Serializer.SerializedObject>
+    {
+        BareValueStream(
+            values: ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).valueStream()
+        )
+        .asObservable()
+    }
+
     /// The decodable serializer for `endpoint`: the endpoint's decoder or the manager's.
     public func decodableSerializer<Value: Decodable>(for endpoint: Endpoint, as type: Value.Type = Value.self)
         -> DecodableResponseSerializer<Value>

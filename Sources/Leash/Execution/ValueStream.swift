@@ -45,6 +45,38 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
     }
 }
 
+/// An execution's values without their details: `ValueStream` with each success
+/// unwrapped by one small observer (where a `map` would add a producer, a sink and a
+/// closure). What `client.rx.execute` emits.
+struct BareValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked Sendable {
+    // @unchecked: immutable (see `ExecutionPipeline`).
+    typealias Element = Serializer.SerializedObject
+
+    let values: ValueStream<Serializer>
+
+    func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable where Observer.Element == Element {
+        values.subscribe(ValueUnwrapper(observer))
+    }
+}
+
+/// Passes each success's value on; the stream already fails rather than emit a failure.
+private struct ValueUnwrapper<Downstream: ObserverType>: ObserverType, @unchecked Sendable {
+    // @unchecked: holds the downstream observer, called one event at a time.
+    let downstream: Downstream
+
+    init(_ downstream: Downstream) {
+        self.downstream = downstream
+    }
+
+    func on(_ event: Event<Response<Downstream.Element>>) {
+        switch event {
+        case .next(.success(let value, _)): downstream.onNext(value)
+        case .next(.failure(let error)), .error(let error): downstream.onError(error)
+        case .completed: downstream.onCompleted()
+        }
+    }
+}
+
 /// Serializes each outcome of the data stages and hands the value on; the first failure
 /// (an outcome's, or the serializer's) ends the stream and cancels what is still running
 /// upstream (a network request after a cached value, say).

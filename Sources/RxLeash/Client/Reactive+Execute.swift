@@ -33,7 +33,7 @@ extension Reactive where Base: Client {
     public func execute<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
     ) -> Observable<Value> {
-        delivered(ExecutionStreams.values(of: base.responses(endpoint, as: type)), queue: queue)
+        execute(endpoint, serializer: base.decodableSerializer(for: endpoint, as: type), queue: queue)
     }
 
     /// Executes a typed endpoint and emits its values, decoded as the endpoint's
@@ -61,7 +61,7 @@ extension Reactive where Base: Client {
     public func execute<Serializer: ResponseSerializer>(
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Observable<Serializer.SerializedObject> {
-        delivered(ExecutionStreams.values(of: base.responses(endpoint, serializer: serializer)), queue: queue)
+        delivered(base.bareValues(endpoint, serializer: serializer), queue: queue)
     }
 
     /// Executes `endpoint` and emits its values with their details: Leash's form,

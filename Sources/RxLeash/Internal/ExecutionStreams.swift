@@ -4,19 +4,9 @@ import Rx
 
 /// The shapes `client.rx` gives an execution's values (`Client.responses`, the pipeline's
 /// values-only stream): each is one operator over that stream, so that `client.rx` adds
-/// no pipeline of its own.
+/// no pipeline of its own. (The values alone come from `Client.bareValues`, which
+/// unwraps them without an operator.)
 enum ExecutionStreams {
-    /// The values alone.
-    static func values<Value>(of responses: Observable<Response<Value>>) -> Observable<Value> {
-        responses.map { response in
-            // `Client.responses` fails the stream rather than emit a failure.
-            switch response {
-            case .success(let value, _): return value
-            case .failure(let error): throw error
-            }
-        }
-    }
-
     /// The values with their details.
     static func responses<Value>(of responses: Observable<Response<Value>>) -> Observable<ReactiveResponse<Value>> {
         responses.map { response in
