@@ -80,7 +80,8 @@ open class Client: @unchecked Sendable {
     ///
     /// The same pipeline as `execution(_:serializer:)`, as cold and as cancellable; it
     /// skips building the progress events, which makes it the cheaper stream to build on
-    /// when only values matter (the callback, `async` and `client.rx` forms do).
+    /// when only values matter (the callback, `async` and `client.rx` forms run this same
+    /// stream, subscribed without the wrappers an `Observable` needs).
     public func responses<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<Response<Serializer.SerializedObject>>
     {

@@ -26,12 +26,9 @@ final class ExecutionLifetimeTests: XCTestCase {
             weakHandle = handle
             wait(for: [done], timeout: 5)
         }
-        let freed = waitForResources(baseline) && weakHandle == nil
-        if !freed {
-            throw XCTSkip(
-                "BUG: a completed callback execution stays alive (DataRequest ↔ subscription cycle in Client.execute); "
-                    + "Resources.total \(Resources.total) vs \(baseline)")
-        }
+        XCTAssertTrue(
+            waitForResources(baseline), "a completed callback execution stays alive: \(Resources.total) vs \(baseline)")
+        XCTAssertNil(weakHandle, "the handle of a completed execution stays alive")
     }
 
     func testAsyncExecute_completedExecution_freesItsSubscription() async throws {
@@ -40,11 +37,7 @@ final class ExecutionLifetimeTests: XCTestCase {
         let value = try await client.execute(SpecEndpoint("/x"), serializer: DataResponseSerializer())
         XCTAssertEqual(String(decoding: value, as: UTF8.self), #"{"id":1}"#)
         let freed = await Task.detached { waitForResources(baseline) }.value
-        if !freed {
-            throw XCTSkip(
-                "BUG: a completed async execution stays alive (AsyncExecution keeps its subscription); "
-                    + "Resources.total \(Resources.total) vs \(baseline)")
-        }
+        XCTAssertTrue(freed, "a completed async execution stays alive: \(Resources.total) vs \(baseline)")
     }
 
     func testTimeout_completedCallbackExecution_letsGoOfItsCompletionBeforeTheDeadline() throws {
