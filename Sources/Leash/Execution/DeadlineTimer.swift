@@ -29,7 +29,8 @@ final class DeadlineTimer: @unchecked Sendable {
 
     init() {
         timer = DispatchSource.makeTimerSource(queue: queue)
-        timer.setEventHandler { [unowned self] in fire() }
+        // Weak: a handler already running when a (test's) timer is freed finds it gone.
+        timer.setEventHandler { [weak self] in self?.fire() }
         timer.schedule(deadline: .distantFuture)
         timer.resume()
     }
@@ -106,7 +107,8 @@ private final class Deadline: Disposable, @unchecked Sendable {
     // @unchecked: the links and the action are only touched under the timer's lock.
     let due: UInt64
     let length: UInt64
-    private unowned let owner: DeadlineTimer
+    /// Strong: a timer with deadlines pending stays until they fire or are disposed.
+    private let owner: DeadlineTimer
     private var action: (@Sendable () -> Void)?
     fileprivate var previous: Deadline?
     fileprivate var next: Deadline?
