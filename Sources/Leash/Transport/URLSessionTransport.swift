@@ -44,12 +44,14 @@ public final class URLSessionTransport: Transport, @unchecked Sendable {
     /// A transport shared by every manager that does not set its own.
     public static let shared = URLSessionTransport()
 
-    /// The session requests go through.
-    ///
-    /// On Linux its delegate queue runs completion blocks in place, on URLSession's work
-    /// queue (see above): a completion handler of a task you create on it yourself must
-    /// hand its work to a queue of its own before creating or cancelling tasks.
-    public let session: URLSession
+    /// The session requests go through. Not public: on Linux its delegate queue runs
+    /// completion blocks in place, on URLSession's work queue (see above), where a task
+    /// created by someone else's completion handler would deadlock the session.
+    let session: URLSession
+
+    /// The session's configuration, as URLSession reports it (a copy: changing it changes
+    /// nothing). Its `urlCache` is always `nil` (see above).
+    public var configuration: URLSessionConfiguration { session.configuration }
 
     private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
 

@@ -234,9 +234,9 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
         let cache = URLCache(memoryCapacity: 1024, diskCapacity: 0, diskPath: nil)
         configuration.urlCache = cache
         let transport = URLSessionTransport(configuration: configuration)
-        XCTAssertNil(transport.session.configuration.urlCache, "a cancel racing a completion crashes a cached session")
+        XCTAssertNil(transport.configuration.urlCache, "a cancel racing a completion crashes a cached session")
         XCTAssertTrue(configuration.urlCache === cache)
-        XCTAssertNil(URLSessionTransport.shared.session.configuration.urlCache)
+        XCTAssertNil(URLSessionTransport.shared.configuration.urlCache)
     }
 
     func testTransport_freedWhileItsObservableLives_stillSendsAndIsFreedAfterwards() throws {
