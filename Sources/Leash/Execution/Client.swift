@@ -272,13 +272,18 @@ private final class CallbackDelivery<Value>: ObserverType, @unchecked Sendable {
 private final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
     // @unchecked: all state is behind `lock`; the values only pass from the execution's
     // thread to the awaiting task.
+    //
+    // Generic code from here runs unspecialised (the value type is the app's): every
+    // generic type it touches (`Optional<Value>`, a `Result`, a tuple) is a look-up at run
+    // time, so the state is kept to `last` and an untyped `failure`.
     private let lock = Lock()
     private let mailbox: TaskMailbox
     private var subscription: Disposable?
     private var isCancelled = false
     private var isFinished = false
+    /// The last value so far; once finished without `failure`, the result.
     private var last: Value?
-    private var outcome: Result<Value, Swift.Error>?
+    private var failure: Swift.Error?
 
     init(mailbox: TaskMailbox) {
         self.mailbox = mailbox
@@ -300,23 +305,27 @@ private final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
 
     /// The last value, or the failure; once the mailbox said the execution is over.
     func result() throws -> Value {
-        let outcome = lock.withLock { self.outcome }
-        return try (outcome ?? .failure(LeashError.cancelled)).get()
+        var value: Value?
+        let failure = lock.withLock { () -> Swift.Error? in
+            swap(&value, &last)
+            return isFinished ? self.failure : LeashError.cancelled
+        }
+        if let failure { throw failure }
+        guard let value else { throw LeashError.cancelled }
+        return value
     }
 
     func on(_ event: Event<Response<Value>>) {
         switch event {
-        case .next(let response):
-            if case .success(let value, _) = response { lock.withLock { last = value } }
-        case .error(let error):
-            finish(.failure(error))
+        case .next(.success(let value, _)):
+            lock.withLock { last = value }
+        case .next(.failure(let error)), .error(let error):
+            finish(failing: error)
         case .completed:
-            let value = lock.withLock { last }
-            if let value {
-                finish(.success(value))
-            } else {
-                finish(.failure(LeashError.invalidResponse(reason: "the execution completed without a value")))
-            }
+            let hasValue = lock.withLock { last != nil }
+            finish(
+                failing: hasValue
+                    ? nil : LeashError.invalidResponse(reason: "the execution completed without a value"))
         }
     }
 
@@ -329,24 +338,26 @@ private final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
         // The transport issues its task's cancel() asynchronously itself, off the
         // cooperative pool and outside URLSession's callbacks.
         subscription?.dispose()
-        finish(.failure(LeashError.cancelled))
+        finish(failing: LeashError.cancelled)
     }
 
-    /// Records the first outcome and ends the task's loop.
-    private func finish(_ result: Result<Value, Swift.Error>) {
-        let released = lock.withLock { () -> (Disposable?, Value?)? in
-            if isFinished { return nil }
+    /// Ends the execution, with the last value or with `failure` (the first end counts),
+    /// and ends the task's loop.
+    private func finish(failing failure: Swift.Error?) {
+        var dropped: Value?
+        var subscription: Disposable?
+        let isFirst = lock.withLock { () -> Bool in
+            if isFinished { return false }
             isFinished = true
-            outcome = result
-            defer {
-                subscription = nil
-                last = nil
-            }
-            return (subscription, last)
+            self.failure = failure
+            swap(&subscription, &self.subscription)
+            if failure != nil { swap(&dropped, &last) }
+            return true
         }
-        guard released != nil else { return }
+        guard isFirst else { return }
         // Released here, outside the lock: freeing them may run the app's deinits.
-        withExtendedLifetime(released) {}
+        withExtendedLifetime(subscription) {}
+        withExtendedLifetime(dropped) {}
         mailbox.finish()
     }
 }
