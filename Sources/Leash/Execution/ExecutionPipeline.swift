@@ -198,19 +198,24 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
 
     func serialize(_ response: Response<Data>) -> Result<Value, Swift.Error> {
         switch response {
-        case .failure(let error):
-            return .failure(error)
-        case .success(let data, let extra):
-            let details = extra as? ResponseExtra
-            do {
-                return .success(
-                    try serializer.serialize(
-                        request: details?.request, response: details?.httpResponse, data: data, error: nil))
-            } catch let error as LeashError {
-                return .failure(error)
-            } catch {
-                return .failure(LeashError.serialization(reason: "\(type(of: serializer)) failed", underlying: error))
-            }
+        case .failure(let error): return .failure(error)
+        case .success(let data, let extra): return Result { try serializedValue(of: data, extra: extra) }
+        }
+    }
+
+    /// The value `data` serializes to; throws the serializer's `LeashError`, or any other
+    /// error it throws as `LeashError.serialization`. (Throwing, not a `Result`: the
+    /// forms that call this per response run it unspecialised, where every generic type
+    /// such as `Result<Value, Error>` costs a metadata look-up.)
+    func serializedValue(of data: Data, extra: Any?) throws -> Value {
+        let details = extra as? ResponseExtra
+        do {
+            return try serializer.serialize(
+                request: details?.request, response: details?.httpResponse, data: data, error: nil)
+        } catch let error as LeashError {
+            throw error
+        } catch {
+            throw LeashError.serialization(reason: "\(type(of: serializer)) failed", underlying: error)
         }
     }
 }

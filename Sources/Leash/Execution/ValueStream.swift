@@ -105,16 +105,17 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     func on(_ event: Event<Response<Data>>) {
         guard isStopped.load() == 0 else { return }
         switch event {
-        case .next(let response):
-            switch pipeline.serialize(response) {
-            case .success(let value):
-                downstream.onNext(.success(value: value, extra: pipeline.details(of: response.extra)))
-            case .failure(let error):
-                // The failure ends the execution: nothing more upstream matters.
-                guard stop() else { return }
-                downstream.onError(error)
-                release(disposingUpstream: true)
+        case .next(.success(let data, let extra)):
+            let value: Serializer.SerializedObject
+            do {
+                value = try pipeline.serializedValue(of: data, extra: extra)
+            } catch {
+                fail(error)
+                return
             }
+            downstream.onNext(.success(value: value, extra: pipeline.details(of: extra)))
+        case .next(.failure(let error)):
+            fail(error)
         case .error(let error):
             guard stop() else { return }
             downstream.onError(error)
@@ -124,6 +125,13 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
             downstream.onCompleted()
             release(disposingUpstream: false)
         }
+    }
+
+    /// A failed outcome ends the execution: nothing more upstream matters.
+    private func fail(_ error: Swift.Error) {
+        guard stop() else { return }
+        downstream.onError(error)
+        release(disposingUpstream: true)
     }
 
     /// Ends the stream with `LeashError.timeout` after `seconds`, unless it ended before.
