@@ -60,8 +60,7 @@ struct BareValueStream<Serializer: ResponseSerializer>: ObservableType, @uncheck
 }
 
 /// Passes each success's value on; the stream already fails rather than emit a failure.
-private struct ValueUnwrapper<Downstream: ObserverType>: ObserverType, @unchecked Sendable {
-    // @unchecked: holds the downstream observer, called one event at a time.
+private struct ValueUnwrapper<Downstream: ObserverType>: ObserverType {
     let downstream: Downstream
 
     init(_ downstream: Downstream) {
