@@ -160,3 +160,47 @@ public struct SpecExecution<Value> {
         }
     }
 }
+
+// MARK: Values the stub-transport tests share
+
+/// A user, as the stubbed API returns it.
+public struct SpecUser: Codable, Equatable, Sendable {
+    public let id: Int
+    public let name: String
+
+    /// A user.
+    public init(id: Int, name: String) {
+        self.id = id
+        self.name = name
+    }
+}
+
+/// User 1 and its JSON body.
+public let specAlice = SpecUser(id: 1, name: "Alice")
+/// User 2 and its JSON body.
+public let specBob = SpecUser(id: 2, name: "Bob")
+/// The body of `specAlice`.
+public let specAliceJSON = #"{"id":1,"name":"Alice"}"#
+/// The body of `specBob`.
+public let specBobJSON = #"{"id":2,"name":"Bob"}"#
+
+/// The app's authenticator, sending `Authorization: Bearer <token>`; the token may change
+/// between attempts (a refresh replaces it).
+public final class SpecAuthenticator: Authenticator, @unchecked Sendable {
+    // @unchecked: the token is behind `lock`.
+    public static let header = "Authorization"
+    private let lock = NSLock()
+    private var token: String?
+
+    /// An authenticator holding `token` (`nil`: no credential).
+    public init(token: String?) { self.token = token }
+
+    /// The current token.
+    public var accessToken: String? {
+        get { lock.withLock { token } }
+        set { lock.withLock { token = newValue } }
+    }
+
+    /// `Bearer <token>`, or `nil` without a token.
+    public var authentication: String? { accessToken.map { "Bearer \($0)" } }
+}

@@ -1,6 +1,7 @@
 import Foundation
 import RxLeash
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 /// Requests composed with Rx operators, in virtual time: `flatMapLatest` cancels the
@@ -13,8 +14,8 @@ final class ClientRxCompositionTests: ClientRxStubCase {
         super.setUp()
         scheduler = TestScheduler(initialClock: 0)
         transport = StubTransport(scheduler: scheduler)
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
-        transport.stub(path: "/v1/users/2", .json(clientRxBobJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(5)))
     }
 
     override func tearDown() {
@@ -32,12 +33,12 @@ final class ClientRxCompositionTests: ClientRxStubCase {
         }
 
         // User 1 was due at 215; user 2's request replaced it at 212.
-        XCTAssertEqual(observer.events, [.next(217, clientRxBob), .completed(300)])
+        XCTAssertEqual(observer.events, [.next(217, specBob), .completed(300)])
         XCTAssertEqual(transport.requests.map { $0.url?.path }, ["/v1/users/1", "/v1/users/2"])
     }
 
     func testZip_ofTwoRequests_emitsThePairWhenBothArrived() throws {
-        transport.stub(path: "/v1/users/2", .json(clientRxBobJSON, delay: .seconds(8)))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(8)))
         let client = try makeClientRxClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start {
@@ -56,7 +57,7 @@ final class ClientRxCompositionTests: ClientRxStubCase {
                 .flatMap { user in client.rx.execute(ClientRxGetUser(id: user.id + 1)) }
         }
 
-        XCTAssertEqual(observer.events, [.next(210, clientRxBob), .completed(210)])
+        XCTAssertEqual(observer.events, [.next(210, specBob), .completed(210)])
     }
 
     func testFlatMap_chainDisposedMidway_cancelsTheSecondRequest() throws {

@@ -41,7 +41,7 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
         return log.value
     }
 
-    private func stubbedTransport(_ response: StubResponse = .json(clientRxAliceJSON, delay: .milliseconds(5)))
+    private func stubbedTransport(_ response: StubResponse = .json(specAliceJSON, delay: .milliseconds(5)))
         -> StubTransport
     {
         StubTransport().stub(path: "/v1/users/1", response)
@@ -102,7 +102,7 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
             events,
             [
                 "requestPrepared(1) on callbacks", "requestSent(1) on callbacks",
-                "responseReceived(200, 1) on callbacks", "value(\(clientRxAlice), network) on callbacks",
+                "responseReceived(200, 1) on callbacks", "value(\(specAlice), network) on callbacks",
                 "completed on callbacks",
             ])
         XCTAssertEqual(responses, ["Alice network on callbacks", "completed on callbacks"])
@@ -120,8 +120,8 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
 
     func testConcurrentCallbackQueue_keepsTheOrder_cacheThenNetwork() throws {
         let queue = labeledQueue("concurrent", concurrent: true)
-        let client = try makeClientRxClient(stubbedTransport(.json(clientRxAliceJSON))) {
-            $0.callbackQueue(queue).add(interceptor: ClientRxCacheInterceptor(clientRxBobJSON))
+        let client = try makeClientRxClient(stubbedTransport(.json(specAliceJSON))) {
+            $0.callbackQueue(queue).add(interceptor: ClientRxCacheInterceptor(specBobJSON))
         }
 
         for _ in 0..<20 {
@@ -135,8 +135,8 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
         // returned: the cached value, the network value and `completed` are all queued
         // before the first is delivered; disposing in the first stops the rest.
         let queue = labeledQueue("delivery")
-        let client = try makeClientRxClient(stubbedTransport(.json(clientRxAliceJSON))) {
-            $0.add(interceptor: ClientRxCacheInterceptor(clientRxBobJSON))
+        let client = try makeClientRxClient(stubbedTransport(.json(specAliceJSON))) {
+            $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON))
         }
         let received = SpecLocked<[String]>([])
         let first = expectation(description: "first value")
@@ -153,6 +153,6 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
         queue.sync {}
         queue.sync {}
 
-        XCTAssertEqual(received.value, ["next(\(clientRxBob))"])
+        XCTAssertEqual(received.value, ["next(\(specBob))"])
     }
 }

@@ -7,21 +7,21 @@ import XCTest
 /// `client.rx.events`: the execution's own events, at their times.
 final class ClientRxEventsTests: VirtualTimeTestCase {
     func testEvents_reportEachStageAtItsTime_thenTheValue() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
         let client = try makeClientRxClient(transport, scheduler: scheduler)
 
-        let observer = scheduler.start { client.rx.events(ClientRxEndpoint(), type: ClientRxUser.self) }
+        let observer = scheduler.start { client.rx.events(ClientRxEndpoint(), type: SpecUser.self) }
 
         XCTAssertEqual(
             clientRxTimeline(observer, clientRxName),
             [
                 "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(200, 1) @ 205",
-                "value(\(clientRxAlice), network) @ 205", "completed @ 205",
+                "value(\(specAlice), network) @ 205", "completed @ 205",
             ])
     }
 
     func testEvents_retry_isReportedBeforeTheSecondAttempt() throws {
-        transport.stub(path: "/v1/users/1", .status(503), .json(clientRxAliceJSON, delay: .seconds(2)))
+        transport.stub(path: "/v1/users/1", .status(503), .json(specAliceJSON, delay: .seconds(2)))
         let client = try makeClientRxClient(transport, scheduler: scheduler) {
             $0.add(interceptor: ClientRxRetryAfterDelay(scheduler: self.scheduler, ticks: 10))
         }
@@ -33,26 +33,26 @@ final class ClientRxEventsTests: VirtualTimeTestCase {
             [
                 "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(503, 1) @ 200",
                 "retrying(2) @ 210", "requestPrepared(2) @ 210", "requestSent(2) @ 210",
-                "responseReceived(200, 2) @ 212", "value(\(clientRxAlice), network) @ 212", "completed @ 212",
+                "responseReceived(200, 2) @ 212", "value(\(specAlice), network) @ 212", "completed @ 212",
             ])
     }
 
     func testEvents_customSerializer_carriesTheSerializersValues() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(1)))
         let client = try makeClientRxClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start {
             client.rx.events(ClientRxEndpoint(), serializer: StringResponseSerializer()).compactMap { $0.value }
         }
 
-        XCTAssertEqual(observer.events, [.next(201, clientRxAliceJSON), .completed(201)])
+        XCTAssertEqual(observer.events, [.next(201, specAliceJSON), .completed(201)])
     }
 
     func testEvents_failure_endsTheStreamWithTheError() throws {
         transport.stub(path: "/v1/users/1", .status(500, delay: .seconds(1)))
         let client = try makeClientRxClient(transport, scheduler: scheduler)
 
-        let observer = scheduler.start { client.rx.events(ClientRxEndpoint(), type: ClientRxUser.self) }
+        let observer = scheduler.start { client.rx.events(ClientRxEndpoint(), type: SpecUser.self) }
 
         XCTAssertEqual(clientRxTimeline(observer, clientRxName).count, 4, "\(observer.events)")
         XCTAssertEqual(observer.events.last?.time, 201)

@@ -11,58 +11,58 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_succeedsWithTheValueWhenTheExecutionCompletes() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
         let client = try makeClient()
 
-        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
 
-        XCTAssertEqual(observer.events, [.next(205, clientRxAlice), .completed(205)])
+        XCTAssertEqual(observer.events, [.next(205, specAlice), .completed(205)])
     }
 
     func testSingle_answeredWhileSubscribing_succeeds() throws {
         // Without a delay the stub answers inside `subscribe`: the single succeeds before
         // its subscription is even returned.
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try makeClient()
 
-        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
 
-        XCTAssertEqual(observer.events, [.next(200, clientRxAlice), .completed(200)])
+        XCTAssertEqual(observer.events, [.next(200, specAlice), .completed(200)])
     }
 
     func testSingle_cacheThenNetwork_succeedsWithTheNetworksValue() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
-        let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(clientRxBobJSON)) }
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
-        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
 
-        XCTAssertEqual(observer.events, [.next(205, clientRxAlice), .completed(205)])
+        XCTAssertEqual(observer.events, [.next(205, specAlice), .completed(205)])
     }
 
     func testSingle_typedEndpoint_infersTheType() throws {
-        transport.stub(path: "/v1/users/2", .json(clientRxBobJSON, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(1)))
         let client = try makeClient()
-        let bob: Single<ClientRxUser> = client.rx.single(ClientRxGetUser(id: 2))
+        let bob: Single<SpecUser> = client.rx.single(ClientRxGetUser(id: 2))
 
         let observer = scheduler.start { bob }
 
-        XCTAssertEqual(observer.events, [.next(201, clientRxBob), .completed(201)])
+        XCTAssertEqual(observer.events, [.next(201, specBob), .completed(201)])
     }
 
     func testSingle_customSerializer() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(1)))
         let client = try makeClient()
 
         let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), serializer: StringResponseSerializer()) }
 
-        XCTAssertEqual(observer.events, [.next(201, clientRxAliceJSON), .completed(201)])
+        XCTAssertEqual(observer.events, [.next(201, specAliceJSON), .completed(201)])
     }
 
     func testSingle_failure_failsWithTheLeashError() throws {
         transport.stub(path: "/v1/users/1", .status(500, delay: .seconds(4)))
         let client = try makeClient()
 
-        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
 
         XCTAssertEqual(observer.events.count, 1)
         XCTAssertEqual(observer.events.first?.time, 204)
@@ -70,10 +70,10 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_executionWithoutAValue_failsWithInvalidResponse() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(2)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(2)))
         let client = try makeClient { $0.add(interceptor: ClientRxDropEverything()) }
 
-        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+        let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
 
         XCTAssertEqual(observer.events.first?.time, 202)
         guard case .invalidResponse? = clientRxError(observer) as? LeashError else {
@@ -82,11 +82,11 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingleResponse_carriesTheDetails_andJustValueDropsThem() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(3)))
-        let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(clientRxBobJSON)) }
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(3)))
+        let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
         let details = scheduler.start {
-            client.rx.singleResponse(ClientRxEndpoint(), type: ClientRxUser.self).map {
+            client.rx.singleResponse(ClientRxEndpoint(), type: SpecUser.self).map {
                 "\($0.value.name) \($0.source)"
             }
         }
@@ -98,23 +98,23 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
         }
 
         XCTAssertEqual(details.events, [.next(203, "Alice network"), .completed(203)])
-        XCTAssertEqual(values.events, [.next(1203, clientRxAlice), .completed(1203)])
+        XCTAssertEqual(values.events, [.next(1203, specAlice), .completed(1203)])
         XCTAssertEqual(serialized.events, [.next(2203, 200), .completed(2203)])
     }
 
     func testSingle_disposedBeforeTheResponse_emitsNothing() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
         let client = try makeClient()
 
-        let observer = scheduler.start(disposed: 202) { client.rx.single(ClientRxEndpoint(), type: ClientRxUser.self) }
+        let observer = scheduler.start(disposed: 202) { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
 
         XCTAssertEqual(observer.events, [])
         XCTAssertEqual(transport.requests.count, 1)
     }
 
     func testSingle_zipOfTwoCalls_succeedsWhenTheSlowerOneDoes() throws {
-        transport.stub(path: "/v1/users/1", .json(clientRxAliceJSON, delay: .seconds(3)))
-        transport.stub(path: "/v1/users/2", .json(clientRxBobJSON, delay: .seconds(7)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(7)))
         let client = try makeClient()
 
         let observer = scheduler.start {

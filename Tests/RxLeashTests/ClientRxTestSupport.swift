@@ -17,16 +17,6 @@ typealias ClientRxStubCase = LeakCheckedTestCase
 
 // MARK: Values and endpoints
 
-struct ClientRxUser: Codable, Equatable, Sendable {
-    let id: Int
-    let name: String
-}
-
-let clientRxAlice = ClientRxUser(id: 1, name: "Alice")
-let clientRxBob = ClientRxUser(id: 2, name: "Bob")
-let clientRxAliceJSON = #"{"id":1,"name":"Alice"}"#
-let clientRxBobJSON = #"{"id":2,"name":"Bob"}"#
-
 /// An endpoint whose parts a test can set.
 struct ClientRxEndpoint: Endpoint {
     var path = "/users/1"
@@ -39,9 +29,9 @@ struct ClientRxEndpoint: Endpoint {
     }
 }
 
-/// A typed endpoint: calls infer `ClientRxUser`.
+/// A typed endpoint: calls infer `SpecUser`.
 struct ClientRxGetUser: TypedEndpoint {
-    typealias Response = ClientRxUser
+    typealias Response = SpecUser
     let id: Int
     var path: String { "/users/\(id)" }
     var method: HTTPMethod { .get }

@@ -80,7 +80,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
 
     /// The refresh: `POST /token` through `client`, storing the token in `authenticator`.
     private static func refresh(
-        through client: @escaping @Sendable () -> Client?, into authenticator: RefreshAuthenticator
+        through client: @escaping @Sendable () -> Client?, into authenticator: SpecAuthenticator
     )
         -> Completable
     {
@@ -112,7 +112,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
     func testStormOf401s_exactlyOneRefresh_everyRequestSucceeds_nothingLeaks() throws {
         let count = specIsThreadSanitized ? 200 : 1_000
         let tokens = installRoutes()
-        let authenticator = RefreshAuthenticator(token: "expired")
+        let authenticator = SpecAuthenticator(token: "expired")
         let tokenClient = try makeClient()
         let refresher = TokenRefresher(authenticator: authenticator) {
             tokenClient.execution(TokenEndpoint(), as: TokenBody.self)
@@ -135,7 +135,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
 
     func testRefreshThroughTheSameManager_withTheTokenEndpointExcluded() throws {
         let tokens = installRoutes()
-        let authenticator = RefreshAuthenticator(token: "expired")
+        let authenticator = SpecAuthenticator(token: "expired")
         let clientBox = SpecLocked<Client?>(nil)
         let refresher = TokenRefresher(authenticator: authenticator, excluding: { $0 is TokenEndpoint }) {
             Self.refresh(through: { clientBox.value }, into: authenticator)
@@ -152,7 +152,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
 
     func testFailedRefresh_failsTheRequestsTyped_andIsPublished() throws {
         let tokens = installRoutes(tokenStatus: 500)
-        let authenticator = RefreshAuthenticator(token: "expired")
+        let authenticator = SpecAuthenticator(token: "expired")
         let tokenClient = try makeClient()
         let refresher = TokenRefresher(authenticator: authenticator, maximumRefreshes: 1) {
             Self.refresh(through: { tokenClient }, into: authenticator)
@@ -181,7 +181,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
 
     func testEventStreamWithTheOperator_refreshesOnceAndSucceeds() throws {
         let tokens = installRoutes()
-        let authenticator = RefreshAuthenticator(token: "expired")
+        let authenticator = SpecAuthenticator(token: "expired")
         let tokenClient = try makeClient()
         let refresher = TokenRefresher(authenticator: authenticator) {
             Self.refresh(through: { tokenClient }, into: authenticator)

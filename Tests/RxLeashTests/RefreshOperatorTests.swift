@@ -220,7 +220,7 @@ final class RefreshingValidator: CompletionInterceptor, @unchecked Sendable {
             chain.proceed()
             return
         }
-        let rejected = chain.request.urlRequest?.value(forHTTPHeaderField: RefreshAuthenticator.header)
+        let rejected = chain.request.urlRequest?.value(forHTTPHeaderField: "Authorization")
         _ = refresher.refreshIfNeeded(rejected: rejected).subscribe(
             onCompleted: {
                 do { try chain.retry() } catch { chain.complete(with: error) }

@@ -14,11 +14,11 @@ import XCTest
 /// Base class of the virtual-time refresh tests: fails a test that leaves `Rx` resources
 /// alive once its executions have ended.
 class RefreshTestCase: VirtualTimeTestCase {
-    var authenticator: RefreshAuthenticator!
+    var authenticator: SpecAuthenticator!
 
     override func setUp() {
         super.setUp()
-        authenticator = RefreshAuthenticator(token: "stale")
+        authenticator = SpecAuthenticator(token: "stale")
     }
 
     override func tearDown() {
@@ -65,23 +65,6 @@ class RefreshTestCase: VirtualTimeTestCase {
     }
 }
 
-/// The app's authenticator; the refresh replaces its token.
-final class RefreshAuthenticator: Authenticator, @unchecked Sendable {
-    // @unchecked: the token is behind `lock`.
-    static let header = "Authorization"
-    private let lock = NSLock()
-    private var token: String?
-
-    init(token: String?) { self.token = token }
-
-    var accessToken: String? {
-        get { lock.withLock { token } }
-        set { lock.withLock { token = newValue } }
-    }
-
-    var authentication: String? { accessToken.map { "Bearer \($0)" } }
-}
-
 /// The refreshes of a test, in order: each a cold observable on the test scheduler (so its
 /// subscriptions are logged) and the token it stores when it completes.
 final class RefreshScript: @unchecked Sendable {
@@ -95,7 +78,7 @@ final class RefreshScript: @unchecked Sendable {
 
     /// The next refresh: the next step's stream (the last one again once they run out),
     /// storing its token in `authenticator` when it completes.
-    func next(storingIn authenticator: RefreshAuthenticator) -> Completable {
+    func next(storingIn authenticator: SpecAuthenticator) -> Completable {
         let index = calls.withLock { count -> Int in
             count += 1
             return count - 1

@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -45,20 +46,20 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     // MARK: Response and Result
 
     func testExecute_responseCallback_givesValueAndNetworkDetails() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let client = try client()
 
         let response = firstCallback { done in
-            client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in done(response) }
+            client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in done(response) }
         }
 
-        XCTAssertEqual(response?.value, pipelineAlice)
-        XCTAssertEqual(try response?.justValue(), pipelineAlice)
+        XCTAssertEqual(response?.value, specAlice)
+        XCTAssertEqual(try response?.justValue(), specAlice)
         XCTAssertEqual(response?.isSuccess, true)
         XCTAssertEqual(response?.source, .network)
         XCTAssertEqual(response?.statusCode, 200)
         XCTAssertEqual(response?.headers["Content-Type"], "application/json")
-        XCTAssertEqual(response?.data, Data(pipelineAliceJSON.utf8))
+        XCTAssertEqual(response?.data, Data(specAliceJSON.utf8))
     }
 
     func testExecute_responseCallback_failureCarriesTheTypedError() throws {
@@ -66,7 +67,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         let client = try client()
 
         let response = firstCallback { done in
-            client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in done(response) }
+            client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in done(response) }
         }
 
         XCTAssertEqual(response?.isFailure, true)
@@ -82,14 +83,14 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testExecute_resultCallback_success() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let client = try client()
 
         let result = firstCallback { done in
-            client.execute(PipelineEndpoint()) { (result: Result<PipelineUser, Swift.Error>) in done(result) }
+            client.execute(PipelineEndpoint()) { (result: Result<SpecUser, Swift.Error>) in done(result) }
         }
 
-        XCTAssertEqual(try result?.get(), pipelineAlice)
+        XCTAssertEqual(try result?.get(), specAlice)
     }
 
     func testExecute_resultCallback_failure() throws {
@@ -97,7 +98,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         let client = try client()
 
         let result = firstCallback { done in
-            client.execute(PipelineEndpoint()) { (result: Result<PipelineUser, Swift.Error>) in done(result) }
+            client.execute(PipelineEndpoint()) { (result: Result<SpecUser, Swift.Error>) in done(result) }
         }
 
         guard case .failure(let error) = result, case .transport(let urlError) = error as? LeashError else {
@@ -107,7 +108,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testExecute_typedEndpoint_infersTheResponseType() throws {
-        transport.stub(.get, path: "/v1/users/2", .json(pipelineBobJSON))
+        transport.stub(.get, path: "/v1/users/2", .json(specBobJSON))
         let client = try client()
 
         let response = firstCallback { done in
@@ -115,7 +116,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
             client.execute(PipelineGetUser(id: 2)) { response in done(response) }
         }
 
-        XCTAssertEqual(response?.value, pipelineBob)
+        XCTAssertEqual(response?.value, specBob)
     }
 
     // MARK: Serializers
@@ -157,7 +158,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testExecute_jsonSerializer_givesTheParsedObject() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let client = try client()
 
         let response = firstCallback { done in
@@ -214,12 +215,12 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     // MARK: Where callbacks run
 
     func testExecute_queueArgument_deliversOnThatQueue() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let client = try client()
         let (queue, key) = Self.markedQueue("argument")
 
         let mark = firstCallback { done in
-            client.execute(PipelineEndpoint(), queue: queue) { (_: Response<PipelineUser>) in
+            client.execute(PipelineEndpoint(), queue: queue) { (_: Response<SpecUser>) in
                 done(DispatchQueue.getSpecific(key: key))
             }
         }
@@ -228,12 +229,12 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testExecute_managerCallbackQueue_deliversOnIt() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let (queue, key) = Self.markedQueue("manager")
         let client = try client { $0.callbackQueue(queue) }
 
         let mark = firstCallback { done in
-            client.execute(PipelineEndpoint()) { (_: Result<PipelineUser, Swift.Error>) in
+            client.execute(PipelineEndpoint()) { (_: Result<SpecUser, Swift.Error>) in
                 done(DispatchQueue.getSpecific(key: key))
             }
         }
@@ -242,14 +243,14 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testExecute_queueArgument_winsOverTheManagers() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let (managerQueue, key) = Self.markedQueue("manager")
         let callQueue = DispatchQueue(label: "call")
         callQueue.setSpecific(key: key, value: "call")
         let client = try client { $0.callbackQueue(managerQueue) }
 
         let mark = firstCallback { done in
-            client.execute(PipelineEndpoint(), queue: callQueue) { (_: Response<PipelineUser>) in
+            client.execute(PipelineEndpoint(), queue: callQueue) { (_: Response<SpecUser>) in
                 done(DispatchQueue.getSpecific(key: key))
             }
         }
@@ -258,12 +259,12 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testExecute_callbackQueue_keepsCacheThenNetworkOrder() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineBobJSON, delay: .milliseconds(10)))
+        transport.stub(.get, path: "/v1/users/1", .json(specBobJSON, delay: .milliseconds(10)))
         let (queue, key) = Self.markedQueue("ordered")
         let client = try client {
             $0.callbackQueue(queue).add(
                 interceptor: PipelineExecutionInterceptor { chain in
-                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                     chain.proceed()
                 })
         }
@@ -271,7 +272,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         done.expectedFulfillmentCount = 2
         let received = PipelineBox<[String]>([])
 
-        client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in
+        client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in
             let mark = DispatchQueue.getSpecific(key: key) ?? "elsewhere"
             received.mutate { $0.append("\(response.value?.name ?? "error") on \(mark)") }
             done.fulfill()
@@ -282,14 +283,14 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testExecute_concurrentCallbackQueue_stillDeliversOneAtATimeInOrder() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineBobJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specBobJSON))
         let key = DispatchSpecificKey<String>()
         let queue = DispatchQueue(label: "leash.tests.concurrent", attributes: .concurrent)
         queue.setSpecific(key: key, value: "concurrent")
         let client = try client {
             $0.add(
                 interceptor: PipelineExecutionInterceptor { chain in
-                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                     chain.proceed()
                 })
         }
@@ -298,7 +299,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         let received = PipelineBox<[String]>([])
         let inFlight = PipelineBox(0)
 
-        client.execute(PipelineEndpoint(), queue: queue) { (response: Response<PipelineUser>) in
+        client.execute(PipelineEndpoint(), queue: queue) { (response: Response<SpecUser>) in
             inFlight.mutate { $0 += 1 }
             // The cached value's callback lingers: the network's must wait for it.
             if response.source == .interceptor {
@@ -325,36 +326,36 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     // MARK: async/await
 
     func testAsyncExecute_returnsTheDecodedValue() async throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let client = try client()
 
-        let user = try await client.execute(PipelineEndpoint(), as: PipelineUser.self)
+        let user = try await client.execute(PipelineEndpoint(), as: SpecUser.self)
 
-        XCTAssertEqual(user, pipelineAlice)
+        XCTAssertEqual(user, specAlice)
     }
 
     func testAsyncExecute_typedEndpoint_infersTheType() async throws {
-        transport.stub(.get, path: "/v1/users/2", .json(pipelineBobJSON))
+        transport.stub(.get, path: "/v1/users/2", .json(specBobJSON))
         let client = try client()
 
         let user = try await client.execute(PipelineGetUser(id: 2))
 
-        XCTAssertEqual(user, pipelineBob)
+        XCTAssertEqual(user, specBob)
     }
 
     func testAsyncExecute_cacheThenNetwork_returnsTheLastValue() async throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineBobJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specBobJSON))
         let client = try client {
             $0.add(
                 interceptor: PipelineExecutionInterceptor { chain in
-                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                     chain.proceed()
                 })
         }
 
-        let user = try await client.execute(PipelineEndpoint(), as: PipelineUser.self)
+        let user = try await client.execute(PipelineEndpoint(), as: SpecUser.self)
 
-        XCTAssertEqual(user, pipelineBob)
+        XCTAssertEqual(user, specBob)
     }
 
     func testAsyncExecute_customSerializer() async throws {
@@ -371,7 +372,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         let client = try client()
 
         do {
-            _ = try await client.execute(PipelineEndpoint(), as: PipelineUser.self)
+            _ = try await client.execute(PipelineEndpoint(), as: SpecUser.self)
             XCTFail("expected an error")
         } catch let error as LeashError {
             XCTAssertEqual(error.statusCode, 500)
@@ -379,11 +380,11 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testAsyncExecute_cancellingTheTask_throwsCancelledAndSendsNothingMore() async throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let held = PipelineHeldChains()
         let client = try client { $0.add(interceptor: PipelineExecutionInterceptor { held.hold($0) }) }
 
-        let task = Task { try await client.execute(PipelineEndpoint(), as: PipelineUser.self) }
+        let task = Task { try await client.execute(PipelineEndpoint(), as: SpecUser.self) }
         while held.count == 0 { await Task.yield() }
         task.cancel()
 
@@ -399,12 +400,12 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testAsyncExecute_alreadyCancelledTask_throwsCancelledWithoutSending() async throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let client = try client()
 
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
-            return try await client.execute(PipelineEndpoint(), as: PipelineUser.self)
+            return try await client.execute(PipelineEndpoint(), as: SpecUser.self)
         }
 
         do {

@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -30,7 +31,7 @@ final class PipelineConcurrencyTests: PipelineTestCase {
                 interceptor: PipelineExecutionInterceptor { chain in
                     // Every tenth execution answers from a "cache" first.
                     if chain.endpoint.path.hasSuffix("0") {
-                        chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                        chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                     }
                     Self.randomCallBack().run { chain.proceed() }
                 }
@@ -53,9 +54,9 @@ final class PipelineConcurrencyTests: PipelineTestCase {
         for index in 0..<Self.executionCount {
             let path = "/v1/users/\(index)"
             switch index % 4 {
-            case 1: transport.stub(path: path, .status(401), .json(pipelineBobJSON))
+            case 1: transport.stub(path: path, .status(401), .json(specBobJSON))
             case 2: transport.stub(path: path, .error(.networkConnectionLost, delay: .milliseconds(1)))
-            default: transport.stub(path: path, .json(pipelineBobJSON, delay: .milliseconds(Int.random(in: 0...3))))
+            default: transport.stub(path: path, .json(specBobJSON, delay: .milliseconds(Int.random(in: 0...3))))
             }
         }
     }
@@ -69,7 +70,7 @@ final class PipelineConcurrencyTests: PipelineTestCase {
         let outcomes = PipelineBox<[Int: [String]]>([:])
 
         DispatchQueue.concurrentPerform(iterations: Self.executionCount) { index in
-            client.execute(PipelineEndpoint(path: "/users/\(index)")) { (response: Response<PipelineUser>) in
+            client.execute(PipelineEndpoint(path: "/users/\(index)")) { (response: Response<SpecUser>) in
                 let outcome: String
                 if let value = response.value {
                     outcome = "\(value.name) \(response.source.map { "\($0)" } ?? "?")"
@@ -109,7 +110,7 @@ final class PipelineConcurrencyTests: PipelineTestCase {
         DispatchQueue.concurrentPerform(iterations: Self.executionCount) { index in
             let cancelled = PipelineBox(false)
             let request = client.execute(PipelineEndpoint(path: "/users/\(index)"), queue: queue) {
-                (response: Response<PipelineUser>) in
+                (response: Response<SpecUser>) in
                 if cancelled.value { lateCallbacks.mutate { $0 += 1 } }
                 if index % 2 == 1 && (response.isFailure || response.source == .network) { done.fulfill() }
             }
@@ -131,11 +132,11 @@ final class PipelineConcurrencyTests: PipelineTestCase {
         // network's progress events come from another: the observer must still get one
         // event at a time, in an order that keeps the grammar.
         let transport = StubTransport()
-            .stub(path: "/v1/users/1", .json(pipelineBobJSON, delay: .microseconds(200)))
+            .stub(path: "/v1/users/1", .json(specBobJSON, delay: .microseconds(200)))
         let client = try makePipelineClient(transport) {
             $0.add(
                 interceptor: PipelineExecutionInterceptor { chain in
-                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                     chain.proceed()
                 }
             )
@@ -149,9 +150,9 @@ final class PipelineConcurrencyTests: PipelineTestCase {
         done.expectedFulfillmentCount = 100
 
         for _ in 0..<100 {
-            let values = PipelineBox<[PipelineUser]>([])
+            let values = PipelineBox<[SpecUser]>([])
             let inFlight = PipelineBox(0)
-            _ = client.execution(PipelineEndpoint(), as: PipelineUser.self)
+            _ = client.execution(PipelineEndpoint(), as: SpecUser.self)
                 .subscribe(
                     onNext: { event in
                         inFlight.mutate { count in
@@ -166,7 +167,7 @@ final class PipelineConcurrencyTests: PipelineTestCase {
                     },
                     onError: { XCTFail("unexpected \($0)") },
                     onCompleted: {
-                        XCTAssertEqual(values.value, [pipelineAlice, pipelineBob])
+                        XCTAssertEqual(values.value, [specAlice, specBob])
                         done.fulfill()
                     })
         }

@@ -15,27 +15,27 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     // MARK: Events
 
     func testExecutionEvents_arriveInPipelineOrder_thenComplete() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(2)))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(2)))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer),
             [
                 "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(200, 1) @ 202",
-                "value(\(pipelineAlice), network) @ 202", "completed @ 202",
+                "value(\(specAlice), network) @ 202", "completed @ 202",
             ])
     }
 
     func testExecutionEvents_carryTheRequestResponseAndDetails() throws {
         transport.stub(
             .post, path: "/v1/users",
-            StubResponse(status: 201, headers: ["Location": "/v1/users/2"], body: Data(pipelineBobJSON.utf8)))
+            StubResponse(status: 201, headers: ["Location": "/v1/users/2"], body: Data(specBobJSON.utf8)))
         let client = try makePipelineClient(transport, scheduler: scheduler)
-        let endpoint = PipelineEndpoint(path: "/users", method: .post, parameters: pipelineBob)
+        let endpoint = PipelineEndpoint(path: "/users", method: .post, parameters: specBob)
 
-        let observer = scheduler.start { client.execution(endpoint, as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(endpoint, as: SpecUser.self) }
         let events = observer.events.compactMap { $0.value.element }
 
         guard events.count == 4, case .requestPrepared(let prepared, _) = events[0],
@@ -44,11 +44,11 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         else { return XCTFail("unexpected events \(pipelineTimeline(observer))") }
         XCTAssertEqual(prepared.httpMethod, "POST")
         XCTAssertEqual(
-            prepared.httpBody.flatMap { try? JSONDecoder().decode(PipelineUser.self, from: $0) }, pipelineBob)
+            prepared.httpBody.flatMap { try? JSONDecoder().decode(SpecUser.self, from: $0) }, specBob)
         XCTAssertEqual(sent.url, prepared.url)
         XCTAssertEqual(response.statusCode, 201)
-        XCTAssertEqual(data, Data(pipelineBobJSON.utf8))
-        XCTAssertEqual(value, pipelineBob)
+        XCTAssertEqual(data, Data(specBobJSON.utf8))
+        XCTAssertEqual(value, specBob)
         XCTAssertEqual(extra.source, .network)
         XCTAssertEqual(extra.statusCode, 201)
         XCTAssertEqual(extra.headers["Location"], "/v1/users/2")
@@ -56,7 +56,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     }
 
     func testExecutionEvents_retry_emitsRetryingWithTheNextAttempt() throws {
-        transport.stub(path: "/v1/users/1", .status(401), .status(401), .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .status(401), .status(401), .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.add(
                 interceptor: PipelineCompletionInterceptor { chain, response in
@@ -65,14 +65,14 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             observer.events.compactMap { $0.value.element.map(pipelineName) },
             [
                 "requestPrepared(1)", "requestSent(1)", "responseReceived(401, 1)", "retrying(2)",
                 "requestPrepared(2)", "requestSent(2)", "responseReceived(401, 2)", "retrying(3)",
-                "requestPrepared(3)", "requestSent(3)", "responseReceived(200, 3)", "value(\(pipelineAlice), network)",
+                "requestPrepared(3)", "requestSent(3)", "responseReceived(200, 3)", "value(\(specAlice), network)",
             ])
         XCTAssertEqual(observer.events.last?.value.isCompleted, true)
     }
@@ -81,39 +81,39 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         transport.stub(path: "/v1/users/1", .json(#"{"id":1}"#))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         guard case .decoding(let type, let underlying, let excerpt)? = pipelineError(observer) as? LeashError else {
             return XCTFail("expected .decoding, got \(pipelineTimeline(observer))")
         }
-        XCTAssertEqual(type, "PipelineUser")
+        XCTAssertEqual(type, "SpecUser")
         XCTAssertTrue(underlying is DecodingError)
         XCTAssertEqual(excerpt, #"{"id":1}"#)
         XCTAssertTrue("\(pipelineError(observer)!)".contains("missing key \"name\""))
     }
 
     func testExecution_isCold_eachSubscriptionSendsItsOwnRequest() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler)
-        let execution = client.execution(PipelineEndpoint(), as: PipelineUser.self)
+        let execution = client.execution(PipelineEndpoint(), as: SpecUser.self)
         XCTAssertTrue(transport.requests.isEmpty, "nothing happens before subscription")
 
         let first = scheduler.start { execution }
-        let second = scheduler.createObserver(ExecutionEvent<PipelineUser>.self)
+        let second = scheduler.createObserver(ExecutionEvent<SpecUser>.self)
         _ = execution.subscribe(second)
 
         XCTAssertEqual(transport.requests.count, 2)
-        XCTAssertEqual(first.events.compactMap { $0.value.element?.value }, [pipelineAlice])
-        XCTAssertEqual(second.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+        XCTAssertEqual(first.events.compactMap { $0.value.element?.value }, [specAlice])
+        XCTAssertEqual(second.events.compactMap { $0.value.element?.value }, [specAlice])
     }
 
     // MARK: Cancellation
 
     func testDispose_beforeTheStubbedDelay_deliversNothingMoreAndReleasesEverything() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
         let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(30) }
 
-        let observer = scheduler.start(disposed: 203) { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start(disposed: 203) { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(pipelineTimeline(observer), ["requestPrepared(1) @ 200", "requestSent(1) @ 200"])
         // The stubbed answer (due at 205) and the timeout (230) were cancelled with the
@@ -122,11 +122,11 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     }
 
     func testDataRequestCancel_beforeTheStubbedDelay_noCallback() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
         let client = try makePipelineClient(transport, scheduler: scheduler)
         let calls = PipelineBox(0)
 
-        let request = client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in calls.mutate { $0 += 1 } }
+        let request = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in calls.mutate { $0 += 1 } }
         scheduler.scheduleAt(3) { request.cancel() }
         scheduler.start()
 
@@ -136,14 +136,14 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     }
 
     func testDataRequestCancel_whileAnInterceptorHoldsTheChain_laterProceedSendsNothing() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let held = PipelineHeldChains()
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.add(interceptor: PipelineExecutionInterceptor { held.hold($0) })
         }
         let calls = PipelineBox(0)
 
-        let request = client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in calls.mutate { $0 += 1 } }
+        let request = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in calls.mutate { $0 += 1 } }
         request.cancel()
         held.last?.proceed()
         scheduler.start()
@@ -154,14 +154,14 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     }
 
     func testDataRequestCancel_afterTheResponseWasQueued_theCallbackIsNotCalled() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler)
         let queue = DispatchQueue(label: "held callbacks")
         let calls = PipelineBox(0)
         queue.suspend()
 
         // The stub answers at once: the response is on the (suspended) queue when we cancel.
-        let request = client.execute(PipelineEndpoint(), queue: queue) { (_: Response<PipelineUser>) in
+        let request = client.execute(PipelineEndpoint(), queue: queue) { (_: Response<SpecUser>) in
             calls.mutate { $0 += 1 }
         }
         request.cancel()
@@ -172,12 +172,12 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     }
 
     func testDataRequest_completedExecution_isReleasedEvenWhileTheHandleIsKept() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler)
         let baseline = Resources.total
         var calls = 0
 
-        let request = client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in calls += 1 }
+        let request = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in calls += 1 }
 
         XCTAssertEqual(calls, 1)
         // The handle lets go of the finished execution.
@@ -186,13 +186,13 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     }
 
     func testDataRequestCancel_realTime_beforeTheResponse_noCallbackAndReleased() throws {
-        let transport = StubTransport().stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .milliseconds(50)))
+        let transport = StubTransport().stub(path: "/v1/users/1", .json(specAliceJSON, delay: .milliseconds(50)))
         let client = try makePipelineClient(transport)
         let calls = PipelineBox(0)
         let baseline = Resources.total
 
         do {
-            let request = client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in
+            let request = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in
                 calls.mutate { $0 += 1 }
             }
             waitForPipelineCondition("the request to reach the transport") { transport.requests.count == 1 }

@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -33,16 +34,16 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
         try makePipelineClient(transport, scheduler: scheduler) { $0.interceptors(interceptors) }
     }
 
-    private func run(_ client: Client) -> TestableObserver<ExecutionEvent<PipelineUser>> {
-        scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+    private func run(_ client: Client) -> TestableObserver<ExecutionEvent<SpecUser>> {
+        scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
     }
 
     // MARK: Execution stage
 
     func testExecution_completeWithFinishTrue_skipsLaterInterceptorsAndNetwork() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineBobJSON))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON))
         let client = try client([
-            PipelineExecutionInterceptor { chain in chain.complete(with: Data(pipelineAliceJSON.utf8)) },
+            PipelineExecutionInterceptor { chain in chain.complete(with: Data(specAliceJSON.utf8)) },
             PipelineKindRecorder("B", log: log, callBack: .inline),
         ])
 
@@ -50,17 +51,17 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
 
         XCTAssertEqual(
             pipelineTimeline(observer),
-            ["requestPrepared(1) @ 200", "value(\(pipelineAlice), interceptor) @ 200", "completed @ 200"])
+            ["requestPrepared(1) @ 200", "value(\(specAlice), interceptor) @ 200", "completed @ 200"])
         XCTAssertTrue(transport.requests.isEmpty)
         // B's execution, success and failure kinds never ran; its later kinds did.
         XCTAssertEqual(log.all.filter { !$0.hasSuffix("proceeds") }, ["completion B", "serialization B"])
     }
 
     func testExecution_completeWithFinishFalse_emitsCachedThenNetworkValue() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineBobJSON, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: .seconds(3)))
         let client = try client([
             PipelineExecutionInterceptor { chain in
-                chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                 chain.proceed()
             }
         ])
@@ -70,40 +71,40 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
         XCTAssertEqual(
             pipelineTimeline(observer),
             [
-                "requestPrepared(1) @ 200", "value(\(pipelineAlice), interceptor) @ 200", "requestSent(1) @ 200",
-                "responseReceived(200, 1) @ 203", "value(\(pipelineBob), network) @ 203", "completed @ 203",
+                "requestPrepared(1) @ 200", "value(\(specAlice), interceptor) @ 200", "requestSent(1) @ 200",
+                "responseReceived(200, 1) @ 203", "value(\(specBob), network) @ 203", "completed @ 203",
             ])
         XCTAssertEqual(transport.requests.count, 1)
     }
 
     func testExecution_completeWithFinishFalse_callbackReceivesCachedThenNetworkResponse() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineBobJSON, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: .seconds(3)))
         let client = try client([
             PipelineExecutionInterceptor { chain in
-                chain.complete(with: Data(pipelineAliceJSON.utf8), extra: "from cache", finish: false)
+                chain.complete(with: Data(specAliceJSON.utf8), extra: "from cache", finish: false)
                 chain.proceed()
             }
         ])
-        let received = PipelineBox<[Response<PipelineUser>]>([])
+        let received = PipelineBox<[Response<SpecUser>]>([])
 
-        client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in
+        client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in
             received.mutate { $0.append(response) }
         }
-        XCTAssertEqual(received.value.map(\.value), [pipelineAlice], "the cached value comes at once")
+        XCTAssertEqual(received.value.map(\.value), [specAlice], "the cached value comes at once")
         scheduler.start()
 
-        XCTAssertEqual(received.value.map(\.value), [pipelineAlice, pipelineBob])
+        XCTAssertEqual(received.value.map(\.value), [specAlice, specBob])
         XCTAssertEqual(received.value.map(\.source), [.interceptor, .network])
         XCTAssertEqual(received.value.first?.details?.interceptorExtra as? String, "from cache")
         XCTAssertEqual(received.value.last?.statusCode, 200)
     }
 
     func testExecution_finishFalseThenFinishTrue_emitsBothAndSkipsNetwork() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineBobJSON))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON))
         let client = try client([
             PipelineExecutionInterceptor { chain in
-                chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
-                chain.complete(with: Data(pipelineBobJSON.utf8), finish: true)
+                chain.complete(with: Data(specAliceJSON.utf8), finish: false)
+                chain.complete(with: Data(specBobJSON.utf8), finish: true)
             }
         ])
 
@@ -112,8 +113,8 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
         XCTAssertEqual(
             pipelineTimeline(observer),
             [
-                "requestPrepared(1) @ 200", "value(\(pipelineAlice), interceptor) @ 200",
-                "value(\(pipelineBob), interceptor) @ 200", "completed @ 200",
+                "requestPrepared(1) @ 200", "value(\(specAlice), interceptor) @ 200",
+                "value(\(specBob), interceptor) @ 200", "completed @ 200",
             ])
         XCTAssertTrue(transport.requests.isEmpty)
     }
@@ -134,14 +135,14 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
     // MARK: The first decision counts
 
     func testChain_onlyTheFirstDecisionCounts() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineBobJSON))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON))
         let client = try client([
             PipelineExecutionInterceptor { chain in
-                chain.complete(with: Data(pipelineAliceJSON.utf8))
+                chain.complete(with: Data(specAliceJSON.utf8))
                 chain.proceed()
                 chain.complete(with: PipelineAppError.rejected("late"))
                 try? chain.retry()
-                chain.complete(with: Data(pipelineBobJSON.utf8), finish: false)
+                chain.complete(with: Data(specBobJSON.utf8), finish: false)
             },
             PipelineKindRecorder("B", log: log, callBack: .inline),
         ])
@@ -150,13 +151,13 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
 
         XCTAssertEqual(
             pipelineTimeline(observer),
-            ["requestPrepared(1) @ 200", "value(\(pipelineAlice), interceptor) @ 200", "completed @ 200"])
+            ["requestPrepared(1) @ 200", "value(\(specAlice), interceptor) @ 200", "completed @ 200"])
         XCTAssertTrue(transport.requests.isEmpty)
         XCTAssertFalse(log.all.contains("execution B"))
     }
 
     func testChain_proceedTwice_runsTheNextInterceptorAndNetworkOnce() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try client([
             PipelineExecutionInterceptor { chain in
                 chain.proceed()
@@ -167,19 +168,19 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
 
         let observer = run(client)
 
-        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
         XCTAssertEqual(transport.requests.count, 1)
         XCTAssertEqual(log.all.filter { $0 == "execution B" }.count, 1)
     }
 
     func testChain_decisionsRacingFromManyThreads_exactlyOneCounts() throws {
-        let transport = StubTransport().stub(path: "/v1/users/1", .json(pipelineBobJSON))
+        let transport = StubTransport().stub(path: "/v1/users/1", .json(specBobJSON))
         let client = try makePipelineClient(transport) {
             $0.add(
                 interceptor: PipelineExecutionInterceptor { chain in
                     DispatchQueue.concurrentPerform(iterations: 8) { index in
                         if index % 2 == 0 {
-                            chain.complete(with: Data(pipelineAliceJSON.utf8))
+                            chain.complete(with: Data(specAliceJSON.utf8))
                         } else {
                             chain.proceed()
                         }
@@ -188,8 +189,8 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
         }
         for _ in 0..<50 {
             let done = expectation(description: "completed")
-            let values = PipelineBox<[PipelineUser]>([])
-            _ = client.execution(PipelineEndpoint(), as: PipelineUser.self)
+            let values = PipelineBox<[SpecUser]>([])
+            _ = client.execution(PipelineEndpoint(), as: SpecUser.self)
                 .subscribe(
                     onNext: { event in if let value = event.value { values.mutate { $0.append(value) } } },
                     onError: { XCTFail("unexpected \($0)") },
@@ -204,7 +205,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
     func testSuccess_completeWithFinishTrue_skipsLaterSuccessInterceptorsAndStatusValidation() throws {
         transport.stub(path: "/v1/users/1", .text("not here", status: 404))
         let client = try client([
-            PipelineSuccessInterceptor { chain, _, _ in chain.complete(with: Data(pipelineAliceJSON.utf8)) },
+            PipelineSuccessInterceptor { chain, _, _ in chain.complete(with: Data(specAliceJSON.utf8)) },
             PipelineKindRecorder("B", log: log, callBack: .inline),
         ])
 
@@ -212,17 +213,17 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
 
         XCTAssertEqual(
             observer.events.compactMap { $0.value.element.map(pipelineName) }.last,
-            "value(\(pipelineAlice), interceptor)")
+            "value(\(specAlice), interceptor)")
         XCTAssertNil(pipelineError(observer))
         XCTAssertFalse(log.all.contains("success B"))
         XCTAssertTrue(log.all.contains("completion B"))
     }
 
     func testSuccess_completeWithFinishFalse_emitsValueThenCarriesOnToValidation() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineBobJSON))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON))
         let client = try client([
             PipelineSuccessInterceptor { chain, _, _ in
-                chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                 chain.proceed()
             }
         ])
@@ -230,7 +231,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
         let observer = run(client)
 
         XCTAssertEqual(
-            observer.events.compactMap { $0.value.element.flatMap { $0.value } }, [pipelineAlice, pipelineBob])
+            observer.events.compactMap { $0.value.element.flatMap { $0.value } }, [specAlice, specBob])
         XCTAssertEqual(observer.events.last?.value.isCompleted, true)
     }
 
@@ -239,7 +240,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
     func testFailure_completeWithFinishTrue_skipsLaterFailureInterceptors() throws {
         transport.stub(path: "/v1/users/1", .error(.notConnectedToInternet))
         let client = try client([
-            PipelineFailureInterceptor { chain, _ in chain.complete(with: Data(pipelineAliceJSON.utf8)) },
+            PipelineFailureInterceptor { chain, _ in chain.complete(with: Data(specAliceJSON.utf8)) },
             PipelineKindRecorder("B", log: log, callBack: .inline),
         ])
 
@@ -248,7 +249,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
         XCTAssertEqual(
             pipelineTimeline(observer),
             [
-                "requestPrepared(1) @ 200", "requestSent(1) @ 200", "value(\(pipelineAlice), interceptor) @ 200",
+                "requestPrepared(1) @ 200", "requestSent(1) @ 200", "value(\(specAlice), interceptor) @ 200",
                 "completed @ 200",
             ])
         XCTAssertFalse(log.all.contains("failure B"))
@@ -257,7 +258,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
     // MARK: Completion stage
 
     func testCompletion_completeWithFinishTrue_skipsLaterCompletionInterceptors() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try client([
             PipelineCompletionInterceptor { chain, _ in chain.complete(with: PipelineAppError.rejected("policy")) },
             PipelineKindRecorder("B", log: log, callBack: .inline),
@@ -272,10 +273,10 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
     }
 
     func testCompletion_completeWithFinishFalse_emitsExtraValueBeforeTheNetworkOne() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineBobJSON))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON))
         let client = try client([
             PipelineCompletionInterceptor { chain, _ in
-                chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                 chain.proceed()
             }
         ])
@@ -284,15 +285,15 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
 
         XCTAssertEqual(
             observer.events.compactMap { $0.value.element.map(pipelineName) }.suffix(2),
-            ["value(\(pipelineAlice), interceptor)", "value(\(pipelineBob), network)"])
+            ["value(\(specAlice), interceptor)", "value(\(specBob), network)"])
     }
 
     // MARK: Serialization stage
 
     func testSerialization_completeWithFinishTrue_skipsLaterSerializationInterceptors() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try client([
-            PipelineUserSerializationInterceptor { chain, _, _, _ in chain.complete(with: pipelineBob) },
+            PipelineUserSerializationInterceptor { chain, _, _, _ in chain.complete(with: specBob) },
             PipelineKindRecorder("B", log: log, callBack: .inline),
         ])
 
@@ -300,15 +301,15 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
 
         XCTAssertEqual(
             observer.events.compactMap { $0.value.element.map(pipelineName) }.last,
-            "value(\(pipelineBob), interceptor)")
+            "value(\(specBob), interceptor)")
         XCTAssertFalse(log.all.contains("serialization B"))
     }
 
     func testSerialization_completeWithFinishFalse_emitsBothValues() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try client([
             PipelineUserSerializationInterceptor { chain, _, _, _ in
-                chain.complete(with: pipelineBob, finish: false)
+                chain.complete(with: specBob, finish: false)
                 chain.proceed()
             }
         ])
@@ -316,6 +317,6 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
         let observer = run(client)
 
         XCTAssertEqual(
-            observer.events.compactMap { $0.value.element.flatMap { $0.value } }, [pipelineBob, pipelineAlice])
+            observer.events.compactMap { $0.value.element.flatMap { $0.value } }, [specBob, specAlice])
     }
 }

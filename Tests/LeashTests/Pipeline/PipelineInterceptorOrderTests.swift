@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -13,7 +14,7 @@ import XCTest
 /// stage's input, even when they call back later from other threads.
 final class PipelineInterceptorOrderTests: PipelineTestCase {
     func testInterceptors_callingBackFromOtherThreads_runInOrderAddedKindByKind() throws {
-        let transport = StubTransport().stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON))
+        let transport = StubTransport().stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let log = PipelineLog()
         // The first interceptor answers late and the second at once: if the second one were
         // started before the first proceeded, its line would come before "… A proceeds".
@@ -22,14 +23,14 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
                 .add(interceptor: PipelineKindRecorder("B", log: log, callBack: .globalQueue))
         }
         let done = expectation(description: "completion")
-        let received = PipelineBox<Response<PipelineUser>?>(nil)
-        client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in
+        let received = PipelineBox<Response<SpecUser>?>(nil)
+        client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in
             received.value = response
             done.fulfill()
         }
         wait(for: [done], timeout: 5)
 
-        XCTAssertEqual(received.value?.value, pipelineAlice)
+        XCTAssertEqual(received.value?.value, specAlice)
         XCTAssertEqual(
             log.all,
             [
@@ -50,8 +51,8 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
             ])
         }
         let done = expectation(description: "completion")
-        let received = PipelineBox<Response<PipelineUser>?>(nil)
-        client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in
+        let received = PipelineBox<Response<SpecUser>?>(nil)
+        client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in
             received.value = response
             done.fulfill()
         }
@@ -72,13 +73,13 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
     func testInterceptors_inVirtualTime_eachWaitsForThePreviousOne() throws {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
-            .stub(.get, path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(5)))
+            .stub(.get, path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
         let log = PipelineLog()
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.add(interceptor: PipelineKindRecorder("A", log: log, callBack: .virtual(scheduler, ticks: 10)))
                 .add(interceptor: PipelineKindRecorder("B", log: log, callBack: .virtual(scheduler, ticks: 1)))
         }
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         // Two execution interceptors (11 ticks), the transport (5), then success,
         // completion and serialization (11 each): 200 + 11 + 5 + 33.
@@ -86,13 +87,13 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
             pipelineTimeline(observer),
             [
                 "requestPrepared(1) @ 200", "requestSent(1) @ 211", "responseReceived(200, 1) @ 216",
-                "value(\(pipelineAlice), network) @ 249", "completed @ 249",
+                "value(\(specAlice), network) @ 249", "completed @ 249",
             ])
         XCTAssertEqual(log.count, 16)
     }
 
     func testExecutionInterceptor_seesClientEndpointAndPreparedRequest_beforeAnythingIsSent() throws {
-        let transport = StubTransport().stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        let transport = StubTransport().stub(path: "/v1/users/1", .json(specAliceJSON))
         let seen = PipelineBox<[String]>([])
         let clientBox = PipelineBox<Client?>(nil)
         let client = try makePipelineClient(transport) {
@@ -112,7 +113,7 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
         }
         clientBox.value = client
         let done = expectation(description: "completion")
-        client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in done.fulfill() }
+        client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in done.fulfill() }
         wait(for: [done], timeout: 5)
         clientBox.value = nil
 
@@ -133,7 +134,7 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
                 })
         }
         let done = expectation(description: "completion")
-        client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in done.fulfill() }
+        client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in done.fulfill() }
         wait(for: [done], timeout: 5)
 
         guard case .transport(let urlError)? = seen.value as? LeashError else {
@@ -158,7 +159,7 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
                 })
         }
         let done = expectation(description: "completion")
-        client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in done.fulfill() }
+        client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in done.fulfill() }
         wait(for: [done], timeout: 5)
 
         XCTAssertEqual(seen.value?.0, 404)
@@ -167,7 +168,7 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
     }
 
     func testCompletionInterceptor_seesTheDataResponseWithItsDetails() throws {
-        let transport = StubTransport().stub(path: "/v1/users/1", .json(pipelineAliceJSON, status: 201))
+        let transport = StubTransport().stub(path: "/v1/users/1", .json(specAliceJSON, status: 201))
         let seen = PipelineBox<Response<Data>?>(nil)
         let client = try makePipelineClient(transport) {
             $0.add(
@@ -177,10 +178,10 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
                 })
         }
         let done = expectation(description: "completion")
-        client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in done.fulfill() }
+        client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in done.fulfill() }
         wait(for: [done], timeout: 5)
 
-        XCTAssertEqual(seen.value?.value, Data(pipelineAliceJSON.utf8))
+        XCTAssertEqual(seen.value?.value, Data(specAliceJSON.utf8))
         XCTAssertEqual(seen.value?.source, .network)
         XCTAssertEqual(seen.value?.statusCode, 201)
         XCTAssertEqual(seen.value?.headers["Content-Type"], "application/json")
@@ -198,7 +199,7 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
                 })
         }
         let done = expectation(description: "completion")
-        client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in done.fulfill() }
+        client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in done.fulfill() }
         wait(for: [done], timeout: 5)
 
         XCTAssertEqual(seen.value?.isFailure, true)
@@ -206,8 +207,8 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
     }
 
     func testSerializationInterceptor_seesResultRawResponseAndSerializer() throws {
-        let transport = StubTransport().stub(path: "/v1/users/1", .json(pipelineAliceJSON))
-        let seen = PipelineBox<(PipelineUser?, Data?, String)?>(nil)
+        let transport = StubTransport().stub(path: "/v1/users/1", .json(specAliceJSON))
+        let seen = PipelineBox<(SpecUser?, Data?, String)?>(nil)
         let client = try makePipelineClient(transport) {
             $0.add(
                 interceptor: PipelineUserSerializationInterceptor { chain, response, result, serializer in
@@ -216,12 +217,12 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
                 })
         }
         let done = expectation(description: "completion")
-        client.execute(PipelineEndpoint()) { (_: Response<PipelineUser>) in done.fulfill() }
+        client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in done.fulfill() }
         wait(for: [done], timeout: 5)
 
-        XCTAssertEqual(seen.value?.0, pipelineAlice)
-        XCTAssertEqual(seen.value?.1, Data(pipelineAliceJSON.utf8))
-        XCTAssertEqual(seen.value?.2, "DecodableResponseSerializer<PipelineUser>")
+        XCTAssertEqual(seen.value?.0, specAlice)
+        XCTAssertEqual(seen.value?.1, Data(specAliceJSON.utf8))
+        XCTAssertEqual(seen.value?.2, "DecodableResponseSerializer<SpecUser>")
     }
 
     func testSerializationInterceptor_seesDecodingFailure_andCanReplaceIt() throws {
@@ -231,12 +232,12 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
             $0.add(
                 interceptor: PipelineUserSerializationInterceptor { chain, _, result, _ in
                     if case .failure(let error) = result { seen.value = error }
-                    chain.complete(with: pipelineBob)
+                    chain.complete(with: specBob)
                 })
         }
         let done = expectation(description: "completion")
-        let received = PipelineBox<Response<PipelineUser>?>(nil)
-        client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in
+        let received = PipelineBox<Response<SpecUser>?>(nil)
+        client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in
             received.value = response
             done.fulfill()
         }
@@ -245,9 +246,9 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
         guard case .decoding(let type, _, let excerpt)? = seen.value as? LeashError else {
             return XCTFail("expected a decoding error, got \(String(describing: seen.value))")
         }
-        XCTAssertEqual(type, "PipelineUser")
+        XCTAssertEqual(type, "SpecUser")
         XCTAssertEqual(excerpt, #"{"id":"one"}"#)
-        XCTAssertEqual(received.value?.value, pipelineBob)
+        XCTAssertEqual(received.value?.value, specBob)
         XCTAssertEqual(received.value?.source, .interceptor)
     }
 
@@ -258,9 +259,9 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
             $0.add(interceptor: PipelineKindRecorder("A", log: log, callBack: .inline))
         }
         let done = expectation(description: "completion")
-        let received = PipelineBox<Response<PipelineUser>?>(nil)
+        let received = PipelineBox<Response<SpecUser>?>(nil)
         // Neither a query nor a body parameter type.
-        client.execute(PipelineEndpoint(parameters: NotAParameter())) { (response: Response<PipelineUser>) in
+        client.execute(PipelineEndpoint(parameters: NotAParameter())) { (response: Response<SpecUser>) in
             received.value = response
             done.fulfill()
         }

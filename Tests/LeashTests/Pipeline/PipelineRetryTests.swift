@@ -13,7 +13,7 @@ import XCTest
 /// `retry()` re-runs the execution from the start, within the manager's bound.
 final class PipelineRetryTests: VirtualTimeTestCase {
     /// Refreshes the token on a 401 (taking `refreshTicks` of virtual time) and retries.
-    private func refreshingInterceptor(_ authenticator: PipelineAuthenticator, refreshTicks: Int = 2)
+    private func refreshingInterceptor(_ authenticator: SpecAuthenticator, refreshTicks: Int = 2)
         -> PipelineCompletionInterceptor
     {
         let scheduler = self.scheduler!
@@ -27,28 +27,28 @@ final class PipelineRetryTests: VirtualTimeTestCase {
     }
 
     func testRetry_rebuildsTheRequest_soTheRefreshedTokenIsSent() throws {
-        let authenticator = PipelineAuthenticator(token: "old")
-        transport.stub(path: "/v1/users/1", .status(401), .json(pipelineAliceJSON))
+        let authenticator = SpecAuthenticator(token: "old")
+        transport.stub(path: "/v1/users/1", .status(401), .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.authenticator(authenticator).add(interceptor: refreshingInterceptor(authenticator))
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer),
             [
                 "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(401, 1) @ 200",
                 "retrying(2) @ 202", "requestPrepared(2) @ 202", "requestSent(2) @ 202",
-                "responseReceived(200, 2) @ 202", "value(\(pipelineAlice), network) @ 202", "completed @ 202",
+                "responseReceived(200, 2) @ 202", "value(\(specAlice), network) @ 202", "completed @ 202",
             ])
         XCTAssertEqual(
             transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer old", "Bearer new"])
     }
 
     func testRetry_secondAttempt_runsEveryInterceptorKindAgainWithAttempt2() throws {
-        let authenticator = PipelineAuthenticator(token: "old")
-        transport.stub(path: "/v1/users/1", .status(401), .json(pipelineAliceJSON))
+        let authenticator = SpecAuthenticator(token: "old")
+        transport.stub(path: "/v1/users/1", .status(401), .json(specAliceJSON))
         let attempts = PipelineLog()
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.authenticator(authenticator)
@@ -61,10 +61,10 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                 .add(interceptor: refreshingInterceptor(authenticator))
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(attempts.all, ["execution 1", "execution 2"])
-        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
     }
 
     func testRetry_pastMaximumRetryCount_throwsRetryLimitExceededWithLastError() throws {
@@ -83,7 +83,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                     })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 3, "the first attempt and two retries")
         XCTAssertEqual(thrown.value.count, 1)
@@ -115,7 +115,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                     })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         guard case .retryLimitExceeded(let attempts, _)? = thrown.value as? LeashError else {
             return XCTFail("expected .retryLimitExceeded, got \(String(describing: thrown.value))")
@@ -127,7 +127,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
     }
 
     func testRetry_fromAnExecutionInterceptorForever_isBoundedThenProceeds() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let attempts = PipelineLog()
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.maximumRetryCount(3)
@@ -138,15 +138,15 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                     })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(attempts.all, ["1", "2", "3", "4"])
         XCTAssertEqual(transport.requests.count, 1, "only the last attempt reached the network")
-        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
     }
 
     func testRetry_fromTheSerializationStage_rerunsTheExecution() throws {
-        transport.stub(path: "/v1/users/1", .json(#"{"id":"garbage"}"#), .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(#"{"id":"garbage"}"#), .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.add(
                 interceptor: PipelineUserSerializationInterceptor { chain, _, result, _ in
@@ -155,28 +155,28 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 2)
-        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
     }
 
     // MARK: Operator interceptors
 
     func testOperatorInterceptor_retriesOnceOn503_thenSucceeds() throws {
-        transport.stub(path: "/v1/users/1", .text("busy", status: 503), .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .text("busy", status: 503), .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.add(interceptor: RetryOnceOn503())
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 2)
         XCTAssertEqual(
             pipelineTimeline(observer).filter { !$0.hasPrefix("request") },
             [
                 "responseReceived(503, 1) @ 200", "retrying(2) @ 200", "responseReceived(200, 2) @ 200",
-                "value(\(pipelineAlice), network) @ 200", "completed @ 200",
+                "value(\(specAlice), network) @ 200", "completed @ 200",
             ])
     }
 
@@ -186,7 +186,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.add(interceptor: RetryOnceOn503())
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 2)
         XCTAssertEqual((pipelineError(observer) as? LeashError)?.statusCode, 503)
@@ -198,7 +198,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.maximumRetryCount(2).add(interceptor: AlwaysRetry())
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 3)
         guard case .retryLimitExceeded(let attempts, _)? = pipelineError(observer) as? LeashError else {
@@ -213,20 +213,20 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.add(interceptor: OfflineFallback())
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
-            pipelineTimeline(observer).suffix(2), ["value(\(pipelineBob), interceptor) @ 200", "completed @ 200"])
+            pipelineTimeline(observer).suffix(2), ["value(\(specBob), interceptor) @ 200", "completed @ 200"])
     }
 
     func testOperatorInterceptor_seesTheExecutionContext() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let seen = PipelineLog()
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.add(interceptor: ContextSpy(log: seen))
         }
 
-        _ = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        _ = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(seen.all, ["/users/1 attempt 1 https://api.example.com/v1/users/1"])
     }
@@ -251,7 +251,7 @@ private struct OfflineFallback: OperatorInterceptor {
     func intercept(_ upstream: Observable<Response<Data>>, context: ExecutionContext) -> Observable<Response<Data>> {
         upstream.map { response in
             guard case .transport? = response.error as? LeashError else { return response }
-            return .success(value: Data(pipelineBobJSON.utf8), extra: nil)
+            return .success(value: Data(specBobJSON.utf8), extra: nil)
         }
     }
 }

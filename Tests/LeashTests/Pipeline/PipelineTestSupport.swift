@@ -30,16 +30,6 @@ func waitForPipelineCondition(
 
 // MARK: Values and endpoints
 
-struct PipelineUser: Codable, Equatable, Sendable {
-    let id: Int
-    let name: String
-}
-
-let pipelineAlice = PipelineUser(id: 1, name: "Alice")
-let pipelineBob = PipelineUser(id: 2, name: "Bob")
-let pipelineAliceJSON = #"{"id":1,"name":"Alice"}"#
-let pipelineBobJSON = #"{"id":2,"name":"Bob"}"#
-
 /// An endpoint whose every part a test can set.
 struct PipelineEndpoint: Endpoint {
     var path = "/users/1"
@@ -50,9 +40,9 @@ struct PipelineEndpoint: Endpoint {
     var timeout: TimeInterval?
 }
 
-/// A typed endpoint: calls infer `PipelineUser`.
+/// A typed endpoint: calls infer `SpecUser`.
 struct PipelineGetUser: TypedEndpoint {
-    typealias Response = PipelineUser
+    typealias Response = SpecUser
     let id: Int
     var path: String { "/users/\(id)" }
     var method: HTTPMethod { .get }
@@ -62,23 +52,6 @@ struct PipelineGetUser: TypedEndpoint {
 enum PipelineAppError: Swift.Error, Equatable {
     case unauthorized
     case rejected(String)
-}
-
-/// The app's authenticator; the token may change between attempts.
-final class PipelineAuthenticator: Authenticator, @unchecked Sendable {
-    // @unchecked: the token is behind `lock`.
-    static let header = "Authorization"
-    private let lock = NSLock()
-    private var token: String?
-
-    init(token: String?) { self.token = token }
-
-    var accessToken: String? {
-        get { lock.withLock { token } }
-        set { lock.withLock { token = newValue } }
-    }
-
-    var authentication: String? { accessToken.map { "Bearer \($0)" } }
 }
 
 /// Builds a client over `transport`; `scheduler` makes Leash's timers virtual.
@@ -256,14 +229,14 @@ final class PipelineCompletionInterceptor: CompletionInterceptor, @unchecked Sen
     func intercept(chain: InterceptorChain<Data>, response: Response<Data>) { body(chain, response) }
 }
 
-/// A serialization interceptor for executions that decode `PipelineUser`: `body` gets the
+/// A serialization interceptor for executions that decode `SpecUser`: `body` gets the
 /// chain typed, or is not called (and the chain proceeds) for other value types.
 final class PipelineUserSerializationInterceptor: SerializationInterceptor, @unchecked Sendable {
     // @unchecked: see `PipelineExecutionInterceptor`.
-    let body: (InterceptorChain<PipelineUser>, Response<Data>, Result<PipelineUser, Swift.Error>, Any) -> Void
+    let body: (InterceptorChain<SpecUser>, Response<Data>, Result<SpecUser, Swift.Error>, Any) -> Void
     init(
         _ body:
-            @escaping (InterceptorChain<PipelineUser>, Response<Data>, Result<PipelineUser, Swift.Error>, Any) ->
+            @escaping (InterceptorChain<SpecUser>, Response<Data>, Result<SpecUser, Swift.Error>, Any) ->
             Void
     ) {
         self.body = body
@@ -273,8 +246,8 @@ final class PipelineUserSerializationInterceptor: SerializationInterceptor, @unc
         chain: InterceptorChain<Serializer.SerializedObject>, response: Response<Data>,
         result: Result<Serializer.SerializedObject, Swift.Error>, serializer: Serializer
     ) {
-        guard let typedChain = chain as? InterceptorChain<PipelineUser>,
-            let typedResult = result as? Result<PipelineUser, Swift.Error>
+        guard let typedChain = chain as? InterceptorChain<SpecUser>,
+            let typedResult = result as? Result<SpecUser, Swift.Error>
         else {
             chain.proceed()
             return

@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import Rx
 import RxTesting
+import LeashTestSupport
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -40,7 +41,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     private func assertTimeout(
-        _ observer: TestableObserver<ExecutionEvent<PipelineUser>>, seconds: TimeInterval, at time: TestTime,
+        _ observer: TestableObserver<ExecutionEvent<SpecUser>>, seconds: TimeInterval, at time: TestTime,
         file: StaticString = #filePath, line: UInt = #line
     ) {
         guard let last = observer.events.last, case .error(let error) = last.value else {
@@ -59,7 +60,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         let held = self.held!
         let client = try client(timeout: 10, [PipelineExecutionInterceptor { held.hold($0) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(pipelineTimeline(observer).first, "requestPrepared(1) @ 200")
@@ -67,11 +68,11 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_interceptorCallingBackAfterTheTimeout_sendsNothing() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let held = self.held!
         let client = try client(timeout: 10, [PipelineExecutionInterceptor { held.hold($0) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
         held.last?.proceed()
 
         assertTimeout(observer, seconds: 10, at: 210)
@@ -79,21 +80,21 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_completionInterceptorNeverCallsBack_countsFromTheStartNotFromTheResponse() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(4)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(4)))
         let held = self.held!
         let client = try client(timeout: 10, [PipelineCompletionInterceptor { chain, _ in held.hold(chain) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(held.count, 1)
     }
 
     func testTimeout_transportThatHangs_isCutOffAndCancelled() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(60)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(60)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(
@@ -102,38 +103,38 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_endpointTimeout_overridesTheManagers() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(60)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(60)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(timeout: 3), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(timeout: 3), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 3, at: 203)
     }
 
     func testTimeout_responseJustBeforeTheTimeout_completesNormally() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(9)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(9)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
-            pipelineTimeline(observer).suffix(2), ["value(\(pipelineAlice), network) @ 209", "completed @ 209"])
+            pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 209", "completed @ 209"])
     }
 
     func testTimeout_afterCachedValue_theHangingNetworkStillTimesOut() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineBobJSON, delay: .seconds(60)))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: .seconds(60)))
         let client = try client(
             timeout: 10,
             [
                 PipelineExecutionInterceptor { chain in
-                    chain.complete(with: Data(pipelineAliceJSON.utf8), finish: false)
+                    chain.complete(with: Data(specAliceJSON.utf8), finish: false)
                     chain.proceed()
                 }
             ])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
-        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
         assertTimeout(observer, seconds: 10, at: 210)
     }
 
@@ -151,33 +152,33 @@ final class PipelineTimeoutTests: PipelineTestCase {
                 }
             ])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(transport.requests.count, 3)
     }
 
     func testTimeout_none_waitsAsLongAsItTakes() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(500)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(500)))
         let client = try client(timeout: nil)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
-            pipelineTimeline(observer).suffix(2), ["value(\(pipelineAlice), network) @ 700", "completed @ 700"])
+            pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 700", "completed @ 700"])
     }
 
     func testTimeout_infiniteNaNNegativeOrHuge_meansNoLimitAndNeverCrashes() throws {
         for limit in [TimeInterval.infinity, .nan, -1, 0, 1e300] {
             let scheduler = TestScheduler(initialClock: 0)
             let transport = StubTransport(scheduler: scheduler)
-                .stub(path: "/v1/users/1", .json(pipelineAliceJSON, delay: .seconds(500)))
+                .stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(500)))
             let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(limit) }
 
-            let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+            let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
             XCTAssertEqual(
-                pipelineTimeline(observer).suffix(2), ["value(\(pipelineAlice), network) @ 700", "completed @ 700"],
+                pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 700", "completed @ 700"],
                 "timeout \(limit)")
         }
     }
@@ -189,9 +190,9 @@ final class PipelineTimeoutTests: PipelineTestCase {
             $0.timeout(0.05).add(interceptor: PipelineExecutionInterceptor { held.hold($0) })
         }
         let done = expectation(description: "completion")
-        let received = PipelineBox<Response<PipelineUser>?>(nil)
+        let received = PipelineBox<Response<SpecUser>?>(nil)
         let start = Date()
-        client.execute(PipelineEndpoint()) { (response: Response<PipelineUser>) in
+        client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in
             received.value = response
             done.fulfill()
         }

@@ -70,7 +70,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(pipelineError(observer) as? PipelineAppError, .rejected("no host"))
     }
@@ -80,14 +80,14 @@ final class PipelineValidationTests: VirtualTimeTestCase {
         let client = try client {
             $0.add(
                 interceptor: PipelineFailureInterceptor { chain, _ in
-                    chain.complete(with: Data(pipelineAliceJSON.utf8), extra: "offline copy")
+                    chain.complete(with: Data(specAliceJSON.utf8), extra: "offline copy")
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
-            pipelineTimeline(observer).suffix(2), ["value(\(pipelineAlice), interceptor) @ 202", "completed @ 202"])
+            pipelineTimeline(observer).suffix(2), ["value(\(specAlice), interceptor) @ 202", "completed @ 202"])
     }
 
     // MARK: Success interceptors
@@ -104,14 +104,14 @@ final class PipelineValidationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(pipelineError(observer) as? PipelineAppError, .rejected("quota"))
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [])
     }
 
     func testSuccessInterceptor_acceptingA404_skipsStatusValidation() throws {
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, status: 404))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, status: 404))
         let client = try client {
             $0.add(
                 interceptor: PipelineSuccessInterceptor { chain, response, data in
@@ -121,10 +121,10 @@ final class PipelineValidationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertNil(pipelineError(observer))
-        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineAlice])
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
     }
 
     // MARK: Default status validation
@@ -200,7 +200,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
 
         startOver()
         let sameCodes = try self.client { $0.acceptableStatusCodes([200, 304]) }
-        transport.stub(path: "/v1/users/1", .json(pipelineAliceJSON, status: 201))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, status: 201))
         guard case .unacceptableStatusCode(let failure)? = error(on: sameCodes) else {
             return XCTFail("expected .unacceptableStatusCode")
         }
@@ -231,13 +231,13 @@ final class PipelineValidationTests: VirtualTimeTestCase {
             $0.add(
                 interceptor: PipelineCompletionInterceptor { chain, response in
                     guard (response.error as? LeashError)?.statusCode == 500 else { return chain.proceed() }
-                    chain.complete(with: Data(pipelineBobJSON.utf8))
+                    chain.complete(with: Data(specBobJSON.utf8))
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: PipelineUser.self) }
+        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
 
-        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [pipelineBob])
+        XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specBob])
         XCTAssertNil(pipelineError(observer))
     }
 }
