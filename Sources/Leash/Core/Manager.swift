@@ -65,6 +65,7 @@ public final class Manager: @unchecked Sendable {
         self.timeout = builder.timeoutValue
         self.acceptableStatusCodes = builder.statusCodes
         self.transport = builder.transportValue ?? URLSessionTransport.shared
+        self.directTransport = transport as? DirectTransport
         self.callbackQueue = builder.queue
         self.maximumRetryCount = builder.retryLimit
         self.scheduler = builder.schedulerValue ?? Manager.timerScheduler
@@ -79,6 +80,10 @@ public final class Manager: @unchecked Sendable {
             self.baseURLPrefix = nil
         }
     }
+
+    /// `transport`, if the pipeline can start it directly (found once, here, rather than
+    /// with a cast per request).
+    let directTransport: DirectTransport?
 
     /// Where deadlines are kept on the default scheduler (`nil` on another, which runs
     /// them itself: a `TestScheduler`, in virtual time).

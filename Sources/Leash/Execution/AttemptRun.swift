@@ -155,14 +155,14 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     private func send(_ urlRequest: URLRequest, _ step: Step) {
         stages.progress.send(.requestSent(urlRequest, attempt: step.context.attempt))
         let observer = TransportObserver(run: self, request: urlRequest, step: step)
-        let sender = stages.client.manager.transport
+        let manager = stages.client.manager
         let subscription: Disposable
-        if let urlSession = sender as? URLSessionTransport {
-            // The default transport, without the observable around its task, and with the
-            // answer handed to the execution's task if it has one.
-            subscription = urlSession.start(urlRequest, handoff: stages.handoff, observer: observer)
+        if let direct = manager.directTransport {
+            // Without the observable around its request, and with the answer handed to
+            // the execution's task if it has one.
+            subscription = direct.start(urlRequest, handoff: stages.handoff, observer: observer)
         } else {
-            subscription = sender.send(urlRequest).subscribe(observer)
+            subscription = manager.transport.send(urlRequest).subscribe(observer)
         }
         let disposeNow = lock.withLock { () -> Bool in
             if isDisposed || generation != step.generation { return true }

@@ -79,18 +79,15 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     }
 
     /// The execution's values only, as successful responses (the stream fails with the
-    /// failure that ends the execution): what the callback and `async` forms subscribe to.
-    /// The same stages as `events()`, without reporting progress, which those forms would
-    /// only drop.
-    ///
-    /// - Parameter handoff: Where the transport hands its answer, if not on its own queue
-    ///   (the `async` form's task).
-    func values(handoff: ResponseHandoff? = nil) -> Observable<Response<Value>> {
-        valueStream(handoff: handoff).asObservable()
+    /// failure that ends the execution): what `Client.responses` returns. The same stages
+    /// as `events()`, without reporting progress.
+    func values() -> Observable<Response<Value>> {
+        valueStream().asObservable()
     }
 
-    /// `values(handoff:)` as its own observable type, for the forms that subscribe
-    /// directly (no adapter around it).
+    /// `values()` as its own observable type, for the forms that subscribe directly (no
+    /// adapter around it); `handoff` is where the transport hands its answer, if not on
+    /// its own queue (the `async` form's task).
     func valueStream(handoff: ResponseHandoff? = nil) -> ValueStream<Serializer> {
         ValueStream(pipeline: self, stages: stages(progress: .none, handoff: handoff))
     }

@@ -18,6 +18,17 @@ public protocol Transport: Sendable {
     func send(_ request: URLRequest) -> Observable<TransportResponse>
 }
 
+/// A transport Leash's pipeline starts directly, without the observable `send` wraps
+/// around each request, and which can hand its answer to the execution's task
+/// (`URLSessionTransport`).
+protocol DirectTransport: Transport {
+    /// Sends `request`; reports to `observer` once, through `handoff` if there is one.
+    /// The returned disposable cancels the request.
+    func start<Observer: ObserverType & SendableMetatype>(
+        _ request: URLRequest, handoff: ResponseHandoff?, observer: Observer
+    ) -> Disposable where Observer.Element == TransportResponse
+}
+
 /// What a transport received: the HTTP response head and the whole body.
 public struct TransportResponse: @unchecked Sendable {
     // @unchecked: `HTTPURLResponse` is immutable but not Sendable on every platform.

@@ -38,7 +38,7 @@ import Rx
 ///
 /// Redirects are followed by URLSession (up to 20; a 307/308 after a POST loses the body
 /// on Linux — answer with the final URL instead).
-public final class URLSessionTransport: Transport, @unchecked Sendable {
+public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     // @unchecked: `URLSession` is thread-safe; the other properties are immutable.
 
     /// A transport shared by every manager that does not set its own.
