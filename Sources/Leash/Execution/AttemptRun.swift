@@ -251,8 +251,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     private func runCompletion(at index: Int, _ response: Response<Data>, _ step: Step) {
         guard isCurrent(step) else { return }
         guard index < interceptors.completion.count else {
-            output.onNext(response)
-            nextOutcome(step)
+            deliver(response, step)
             return
         }
         let cause = response.error
@@ -261,13 +260,29 @@ final class AttemptRun: Disposable, @unchecked Sendable {
                 switch decision {
                 case .proceed: runCompletion(at: index + 1, response, step)
                 case .interim(let result): output.onNext(result.fromInterceptor())
-                case .complete(let result):
-                    output.onNext(result.fromInterceptor())
-                    nextOutcome(step)
+                case .complete(let result): deliver(result.fromInterceptor(), step)
                 case .retry: retry(RetrySignal(lastError: cause), step)
                 }
             },
             response: response)
+    }
+
+    /// Hands an outcome that passed the completion interceptors on, then takes the next.
+    ///
+    /// The last outcome, if it is a value, meets the execution's deadline first (see
+    /// `ExecutionDeadline`): however long the subscriber then takes, the timeout cannot
+    /// follow the value. If the timeout won that race, the value is not delivered: the
+    /// timeout ends the execution.
+    private func deliver(_ response: Response<Data>, _ step: Step) {
+        if let deadline = stages.deadline, response.isSuccess, isLastOutcome(step), !deadline.settle() { return }
+        output.onNext(response)
+        nextOutcome(step)
+    }
+
+    /// Whether nothing can follow the outcome being completed in `step`: the source
+    /// stages are done and no other outcome waits.
+    private func isLastOutcome(_ step: Step) -> Bool {
+        lock.withLock { generation == step.generation && isSourceFinished && pendingOutcomes.isEmpty }
     }
 
     /// Takes the next queued outcome, or ends the attempt if the source is done.

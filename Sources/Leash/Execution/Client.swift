@@ -59,8 +59,10 @@ open class Client: @unchecked Sendable {
     ///
     /// The timeout (the endpoint's, else the manager's) bounds the whole execution, from
     /// subscription to its end, retries included; it fires exactly on time on the
-    /// manager's scheduler, as `LeashError.timeout`. A timeout that is not a positive,
-    /// finite number of seconds below 10⁹ means no limit.
+    /// manager's scheduler, as `LeashError.timeout`. It is met once the response is
+    /// complete: it never ends an execution that already delivered its last value,
+    /// however long the subscriber takes over it. A timeout that is not a positive, finite
+    /// number of seconds below 10⁹ means no limit.
     public func execution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {

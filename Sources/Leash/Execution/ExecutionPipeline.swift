@@ -29,7 +29,9 @@ import Rx
 /// - the timeout (the endpoint's, else the manager's) bounds the whole execution, from
 ///   subscription to its end, whatever holds it up: interceptors, the transport, retries.
 ///   It fires exactly on time on the manager's scheduler, as `LeashError.timeout`, and
-///   cancels whatever was in flight;
+///   cancels whatever was in flight. It is met once the response is complete: the last
+///   value settles it before it is handed on (`ExecutionDeadline`), so a slow subscriber
+///   never sees the value and then a timeout;
 /// - disposing cancels whatever is in flight (the transport's task, a pending timer);
 ///   interceptors called back later are ignored.
 struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
@@ -55,27 +57,42 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// The execution as a stream of events.
     func events() -> Observable<ExecutionEvent<Value>> {
         let pipeline = self
-        return withDeadline(
-            Observable<ExecutionEvent<Value>>.create { observer in
-                let output = SerialObserver(observer)
-                let stages = pipeline.stages(progress: ProgressSink { output.onNext(ExecutionEvent(progress: $0)) })
-                let subscription = pipeline.run(attempt: 1, stages: stages)
+        return Observable<ExecutionEvent<Value>>.create { observer in
+            let output = SerialObserver(observer)
+            let deadline = pipeline.makeDeadline()
+            let stages = pipeline.stages(
+                progress: ProgressSink { output.onNext(ExecutionEvent(progress: $0)) }, deadline: deadline)
+            let subscription = SingleAssignmentDisposable()
+            deadline?.start { seconds in
+                output.onError(LeashError.timeout(seconds: seconds))
+                subscription.dispose()
+            }
+            subscription.setDisposable(
+                pipeline.run(attempt: 1, stages: stages)
                     .subscribe(
                         onNext: { response in
                             switch response {
                             case .success(let value, let extra):
                                 output.onNext(.value(value, extra: ResponseExtra.of(extra)))
                             case .failure(let error):
+                                deadline?.cancel()
                                 output.onError(error)
                             }
                         },
-                        onError: { output.onError($0) },
-                        onCompleted: { output.onCompleted() })
-                return Disposables.create {
-                    output.release()
-                    subscription.dispose()
-                }
-            })
+                        onError: { error in
+                            deadline?.cancel()
+                            output.onError(error)
+                        },
+                        onCompleted: {
+                            deadline?.cancel()
+                            output.onCompleted()
+                        }))
+            return Disposables.create {
+                deadline?.cancel()
+                output.release()
+                subscription.dispose()
+            }
+        }
     }
 
     /// The execution's values only, as successful responses (the stream fails with the
@@ -89,7 +106,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// adapter around it); `handoff` is where the transport hands its answer, if not on
     /// its own queue (the `async` form's task).
     func valueStream(handoff: ResponseHandoff? = nil) -> ValueStream<Serializer> {
-        ValueStream(pipeline: self, stages: stages(progress: .none, handoff: handoff))
+        ValueStream(pipeline: self, handoff: handoff)
     }
 
     /// A success with its details, or the failure thrown.
@@ -107,21 +124,58 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         return ResponseExtra.of(extra)
     }
 
-    private func stages(progress: ProgressSink, handoff: ResponseHandoff? = nil) -> DataStages {
-        DataStages(client: client, endpoint: endpoint, interceptors: interceptors, progress: progress, handoff: handoff)
+    /// The stages of one subscription: made per subscription, since they hold its
+    /// deadline.
+    func stages(progress: ProgressSink, handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline?) -> DataStages {
+        DataStages(
+            client: client, endpoint: endpoint, interceptors: interceptors, progress: progress, handoff: handoff,
+            deadline: deadline)
     }
 
-    /// `execution` ended with `LeashError.timeout` at the deadline (the endpoint's timeout,
-    /// else the manager's), counted from subscription.
-    func withDeadline<Element>(_ execution: Observable<Element>) -> Observable<Element> {
-        guard let seconds = timeout else { return execution }
-        // A deadline from subscription, not Rx's `timeout` (which restarts after every
-        // element, so each progress event or cached value would push it back).
-        let manager = client.manager
-        let deadline = Observable<Element>.create { observer in
-            manager.deadline(after: seconds) { observer.onError(LeashError.timeout(seconds: seconds)) }
+    /// `execution(stages)` with the execution's deadline, if it has one: ended with
+    /// `LeashError.timeout` when a limit passes, unless the deadline was met first (see
+    /// `ExecutionDeadline`). `execution` is made per subscription, with stages holding
+    /// that subscription's deadline.
+    func withDeadline<Element>(
+        progress: ProgressSink, handoff: ResponseHandoff? = nil,
+        _ execution: @escaping @Sendable (DataStages) -> Observable<Element>
+    ) -> Observable<Element> {
+        let pipeline = self
+        return Observable<Element>.create { observer in
+            guard let deadline = pipeline.makeDeadline() else {
+                return execution(pipeline.stages(progress: progress, handoff: handoff, deadline: nil)).subscribe(
+                    observer)
+            }
+            let output = SerialObserver(observer)
+            let subscription = SingleAssignmentDisposable()
+            deadline.start { seconds in
+                output.onError(LeashError.timeout(seconds: seconds))
+                subscription.dispose()
+            }
+            let stages = pipeline.stages(progress: progress, handoff: handoff, deadline: deadline)
+            subscription.setDisposable(
+                execution(stages).subscribe { event in
+                    if event.isStopEvent { deadline.cancel() }
+                    output.on(event)
+                })
+            return Disposables.create {
+                deadline.cancel()
+                output.release()
+                subscription.dispose()
+            }
         }
-        return execution.take(until: deadline)
+    }
+
+    /// A deadline for one subscription, if the execution has a limit.
+    func makeDeadline() -> ExecutionDeadline? {
+        let limits = self.limits
+        return limits.isEmpty ? nil : ExecutionDeadline(limits: limits, manager: client.manager)
+    }
+
+    /// The execution's time limits: the whole-execution timeout (the endpoint's, else the
+    /// manager's) and the idle timeout (likewise).
+    var limits: ExecutionDeadline.Limits {
+        ExecutionDeadline.Limits(whole: timeout, idle: nil)
     }
 
     /// The execution's time limit in seconds (the endpoint's, else the manager's), if it
@@ -277,16 +331,19 @@ final class DataStages: @unchecked Sendable {
     let marks: ExecutionMarks?
     /// Where the transport hands its answers, if not on its own queue.
     let handoff: ResponseHandoff?
+    /// The subscription's time limits, if it has any.
+    let deadline: ExecutionDeadline?
 
     init(
         client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink,
-        handoff: ResponseHandoff? = nil
+        handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline? = nil
     ) {
         self.client = client
         self.endpoint = endpoint
         self.interceptors = interceptors
         self.progress = progress
         self.handoff = handoff
+        self.deadline = deadline
         self.acceptableStatusCodes = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
         self.marks = interceptors.operators.isEmpty ? nil : ExecutionMarks()
     }
@@ -335,6 +392,8 @@ final class DataStages: @unchecked Sendable {
         guard attempt <= client.manager.maximumRetryCount else {
             throw LeashError.retryLimitExceeded(attempts: attempt, lastError: signal.lastError)
         }
+        // A settled deadline runs again for the next attempt.
+        try deadline?.rearm()
         progress.send(.retrying(attempt: attempt + 1))
     }
 

@@ -14,26 +14,30 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
     typealias Element = Response<Serializer.SerializedObject>
 
     let pipeline: ExecutionPipeline<Serializer>
-    let stages: DataStages
+    /// Where the transport hands its answers, if not on its own queue.
+    let handoff: ResponseHandoff?
 
     func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable where Observer.Element == Element {
-        guard stages.interceptors.serialization.isEmpty else {
-            let pipeline = self.pipeline
-            return pipeline.withDeadline(
+        let pipeline = self.pipeline
+        guard pipeline.interceptors.serialization.isEmpty else {
+            return pipeline.withDeadline(progress: .none, handoff: handoff) { stages in
                 pipeline.run(attempt: 1, stages: stages).map { try pipeline.successfulResponse($0) }
-            ).subscribe(observer)
+            }
+            .subscribe(observer)
         }
         // Nothing after the completion stage can retry: the data stages retry in place,
         // and serializing follows each outcome at once.
-        guard let seconds = pipeline.timeout else {
+        guard let deadline = pipeline.makeDeadline() else {
+            let stages = pipeline.stages(progress: .none, handoff: handoff, deadline: nil)
             let serializing = SerializingObserver(pipeline: pipeline, downstream: observer)
             serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
             return serializing
         }
         // The deadline fires on a thread of its own, possibly while an outcome is being
         // delivered: the observer is then fed through a `SerialObserver`.
+        let stages = pipeline.stages(progress: .none, handoff: handoff, deadline: deadline)
         let serializing = SerializingObserver(pipeline: pipeline, downstream: SerialObserver(AnyObserver(observer)))
-        serializing.startDeadline(seconds, manager: stages.client.manager)
+        serializing.startDeadline(deadline)
         serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
         return serializing
     }
@@ -92,7 +96,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     private let downstream: Downstream
     private let lock = Lock()
     private var upstream: Disposable?
-    private var deadline: Disposable?
+    private var deadline: ExecutionDeadline?
     /// 1 after a terminal event or `dispose()`: later events are dropped.
     private let isStopped = AtomicInt(0)
 
@@ -133,17 +137,21 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         release(disposingUpstream: true)
     }
 
-    /// Ends the stream with `LeashError.timeout` after `seconds`, unless it ended before.
-    func startDeadline(_ seconds: TimeInterval, manager: Manager) {
+    /// Ends the stream with `LeashError.timeout` when `deadline` passes, unless the stream
+    /// ended or the deadline was met before.
+    func startDeadline(_ deadline: ExecutionDeadline) {
         // Through a non-generic protocol: the closure must not capture generic types.
         let target: TimeLimited = self
-        let deadline = manager.deadline(after: seconds) { target.deadlinePassed(seconds) }
         let disposeNow = lock.withLock { () -> Bool in
             if isStopped.load() != 0 { return true }
             self.deadline = deadline
             return false
         }
-        if disposeNow { deadline.dispose() }
+        if disposeNow {
+            deadline.cancel()
+            return
+        }
+        deadline.start { seconds in target.deadlinePassed(seconds) }
     }
 
     /// Holds the upstream subscription, to cancel it; disposes it at once if the stream
@@ -176,14 +184,14 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     /// Cancels the deadline and lets go of upstream, cancelling it too if it may still be
     /// running (it ended by itself otherwise).
     private func release(disposingUpstream: Bool) {
-        let (upstream, deadline) = lock.withLock { () -> (Disposable?, Disposable?) in
+        let (upstream, deadline) = lock.withLock { () -> (Disposable?, ExecutionDeadline?) in
             defer {
                 self.upstream = nil
                 self.deadline = nil
             }
             return (self.upstream, self.deadline)
         }
-        deadline?.dispose()
+        deadline?.cancel()
         if disposingUpstream { upstream?.dispose() } else { withExtendedLifetime(upstream) {} }
     }
 }
