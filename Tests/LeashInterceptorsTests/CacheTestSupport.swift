@@ -99,13 +99,18 @@ func cacheSpecName<Value>(_ event: ExecutionEvent<Value>) -> String {
     case .requestSent: return "requestSent"
     case .responseReceived(let response, _, _): return "responseReceived(\(response.statusCode))"
     case .retrying(let attempt): return "retrying(\(attempt))"
+    case .uploadProgress(let progress):
+        return "uploadProgress(\(progress.completedBytes)/\(progress.expectedBytes ?? -1))"
+    case .downloadProgress(let progress):
+        return "downloadProgress(\(progress.completedBytes)/\(progress.expectedBytes ?? -1))"
     case .value(let value, let extra): return "value(\(value), \(extra.source))"
     }
 }
 
 /// What an observer recorded, as `name @ time` lines; errors by their description.
+/// Transfer progress is left out: these tests are about caching (progress has its own).
 func cacheSpecTimeline<Value>(_ observer: TestableObserver<ExecutionEvent<Value>>) -> [String] {
-    observer.events.map { recorded in
+    observer.events.filter { $0.value.element?.transferProgress == nil }.map { recorded in
         switch recorded.value {
         case .next(let event): return "\(cacheSpecName(event)) @ \(recorded.time)"
         case .error(let error): return "error(\(error)) @ \(recorded.time)"

@@ -102,7 +102,8 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
             events,
             [
                 "requestPrepared(1) on callbacks", "requestSent(1) on callbacks",
-                "responseReceived(200, 1) on callbacks", "value(\(specAlice), network) on callbacks",
+                "downloadProgress(23/23) on callbacks", "responseReceived(200, 1) on callbacks",
+                "value(\(specAlice), network) on callbacks",
                 "completed on callbacks",
             ])
         XCTAssertEqual(responses, ["Alice network on callbacks", "completed on callbacks"])

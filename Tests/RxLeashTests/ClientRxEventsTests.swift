@@ -15,7 +15,8 @@ final class ClientRxEventsTests: VirtualTimeTestCase {
         XCTAssertEqual(
             clientRxTimeline(observer, clientRxName),
             [
-                "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(200, 1) @ 205",
+                "requestPrepared(1) @ 200", "requestSent(1) @ 200", "downloadProgress(23/23) @ 205",
+                "responseReceived(200, 1) @ 205",
                 "value(\(specAlice), network) @ 205", "completed @ 205",
             ])
     }
@@ -33,7 +34,8 @@ final class ClientRxEventsTests: VirtualTimeTestCase {
             [
                 "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(503, 1) @ 200",
                 "retrying(2) @ 210", "requestPrepared(2) @ 210", "requestSent(2) @ 210",
-                "responseReceived(200, 2) @ 212", "value(\(specAlice), network) @ 212", "completed @ 212",
+                "downloadProgress(23/23) @ 212", "responseReceived(200, 2) @ 212", "value(\(specAlice), network) @ 212",
+                "completed @ 212",
             ])
     }
 

@@ -108,6 +108,10 @@ func clientRxName<Value>(_ event: ExecutionEvent<Value>) -> String {
     case .requestSent(_, let attempt): return "requestSent(\(attempt))"
     case .responseReceived(let response, _, let attempt): return "responseReceived(\(response.statusCode), \(attempt))"
     case .retrying(let attempt): return "retrying(\(attempt))"
+    case .uploadProgress(let progress):
+        return "uploadProgress(\(progress.completedBytes)/\(progress.expectedBytes ?? -1))"
+    case .downloadProgress(let progress):
+        return "downloadProgress(\(progress.completedBytes)/\(progress.expectedBytes ?? -1))"
     case .value(let value, let extra): return "value(\(value), \(extra.source))"
     }
 }

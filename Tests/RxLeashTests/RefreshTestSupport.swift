@@ -160,13 +160,18 @@ func refreshName<Value>(_ event: ExecutionEvent<Value>) -> String {
         return "sent(\(attempt), \(request.value(forHTTPHeaderField: "Authorization") ?? "none"))"
     case .responseReceived(let response, _, let attempt): return "received(\(response.statusCode), \(attempt))"
     case .retrying(let attempt): return "retrying(\(attempt))"
+    case .uploadProgress(let progress):
+        return "uploadProgress(\(progress.completedBytes)/\(progress.expectedBytes ?? -1))"
+    case .downloadProgress(let progress):
+        return "downloadProgress(\(progress.completedBytes)/\(progress.expectedBytes ?? -1))"
     case .value(let value, _): return "value(\(value))"
     }
 }
 
 /// What an observer recorded, as `name @ time` lines; errors by a short description.
+/// Transfer progress is left out: these tests are about refreshing (progress has its own).
 func refreshTimeline<Value>(_ observer: TestableObserver<ExecutionEvent<Value>>) -> [String] {
-    observer.events.map { recorded in
+    observer.events.filter { $0.value.element?.transferProgress == nil }.map { recorded in
         switch recorded.value {
         case .next(let event): return "\(refreshName(event)) @ \(recorded.time)"
         case .error(let error): return "error(\(refreshErrorName(error))) @ \(recorded.time)"

@@ -49,8 +49,13 @@ public protocol Endpoint {
     var headers: [String: String]? { get }
     /// The status codes this endpoint accepts, overriding the manager's; `nil` to keep them.
     var acceptableStatusCodes: Set<Int>? { get }
-    /// The time this endpoint may take, overriding the manager's; `nil` to keep it.
+    /// The time this endpoint may take, overriding the manager's; `nil` to keep it. For an
+    /// upload or a download, the time the whole transfer may take (the manager's timeout
+    /// bounds only each stall of a transfer).
     var timeout: TimeInterval? { get }
+    /// The longest this endpoint's execution may go without a byte sent or received,
+    /// overriding the manager's `idleTimeout`; `nil` to keep it.
+    var idleTimeout: TimeInterval? { get }
     /// The encoder for this endpoint's `Encodable` parameters; `nil` for the manager's.
     var jsonEncoder: JSONEncoder? { get }
     /// The decoder for this endpoint's responses; `nil` for the manager's.
@@ -66,6 +71,8 @@ extension Endpoint {
     public var acceptableStatusCodes: Set<Int>? { nil }
     /// The manager's timeout.
     public var timeout: TimeInterval? { nil }
+    /// The manager's idle timeout.
+    public var idleTimeout: TimeInterval? { nil }
     /// The manager's encoder.
     public var jsonEncoder: JSONEncoder? { nil }
     /// The manager's decoder.

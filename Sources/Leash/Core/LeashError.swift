@@ -36,6 +36,10 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
     case authenticationFailed(underlying: Swift.Error?)
     /// The server's response was not HTTP or could not be read.
     case invalidResponse(reason: String)
+    /// A file of a transfer could not be read or written: an upload's source, a
+    /// download's temporary file or its destination (missing, no permission, disk full);
+    /// `url` is the file, `underlying` the file system's error.
+    case fileAccess(reason: String, url: URL, underlying: Swift.Error?)
 
     /// A sentence a developer can act on.
     public var description: String {
@@ -66,6 +70,8 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
                 + ". The requests that waited for it failed; the next one may refresh again, or ask the user to sign in."
         case .invalidResponse(let reason):
             return "Invalid response: \(reason)."
+        case .fileAccess(let reason, let url, let underlying):
+            return "File \(url.path): \(reason)" + (underlying.map { " (\($0))" } ?? "") + "."
         }
     }
 
@@ -77,7 +83,7 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
         case .decoding(_, let underlying, _): return underlying
         case .interceptor(let error): return error
         case .retryLimitExceeded(_, let lastError): return lastError
-        case .authenticationFailed(let underlying): return underlying
+        case .authenticationFailed(let underlying), .fileAccess(_, _, let underlying): return underlying
         default: return nil
         }
     }

@@ -27,6 +27,7 @@ extension Manager {
         var decoder = JSONDecoder()
         var headers: [String: String] = [:]
         var timeoutValue: TimeInterval?
+        var idleTimeoutValue: TimeInterval?
         var statusCodes = Set(200..<300)
         var transportValue: Transport?
         var queue: DispatchQueue?
@@ -156,6 +157,18 @@ extension Manager {
         @discardableResult
         public func timeout(_ seconds: TimeInterval) -> Self {
             timeoutValue = seconds.isFinite && seconds > 0 ? min(seconds, Self.longestTimeout) : nil
+            return self
+        }
+
+        /// Limits how long an execution may go without a byte sent or received, in seconds
+        /// (enforced exactly by Leash; every chunk of a transfer counts as activity). For
+        /// uploads and downloads, which may last as long as their bytes keep moving, the
+        /// `timeout` plays this role when no idle timeout is set.
+        ///
+        /// A value that is not positive and finite means no limit.
+        @discardableResult
+        public func idleTimeout(_ seconds: TimeInterval) -> Self {
+            idleTimeoutValue = seconds.isFinite && seconds > 0 ? min(seconds, Self.longestTimeout) : nil
             return self
         }
 

@@ -35,6 +35,10 @@ public final class Manager: @unchecked Sendable {
     /// The longest an execution may take, including interceptors and retries of one
     /// attempt; `nil` for no limit. Enforced by Leash, to the millisecond.
     public let timeout: TimeInterval?
+    /// The longest an execution may go without a byte sent or received (or a response
+    /// head); `nil` for no limit. For uploads and downloads the `timeout` takes this role
+    /// when it is `nil`.
+    public let idleTimeout: TimeInterval?
     /// The status codes that count as success; others become
     /// `LeashError.unacceptableStatusCode` unless an interceptor handles them.
     public let acceptableStatusCodes: Set<Int>
@@ -63,6 +67,7 @@ public final class Manager: @unchecked Sendable {
         self.jsonDecoder = builder.decoder
         self.defaultHeaders = builder.headers
         self.timeout = builder.timeoutValue
+        self.idleTimeout = builder.idleTimeoutValue
         self.acceptableStatusCodes = builder.statusCodes
         self.transport = builder.transportValue ?? URLSessionTransport.shared
         self.directTransport = transport as? DirectTransport

@@ -117,17 +117,21 @@ public struct ResponseExtra: @unchecked Sendable {
     public let data: Data?
     /// What the interceptor passed as `extra` (interceptor values).
     public let interceptorExtra: Any?
+    /// Where the body was written, for a download (its `data` is empty then). Once the
+    /// download completes, its value is the file at its destination instead.
+    public let bodyFile: URL?
 
     /// Creates the details.
     public init(
         source: ResponseSource, request: URLRequest? = nil, httpResponse: HTTPURLResponse? = nil,
-        data: Data? = nil, interceptorExtra: Any? = nil
+        data: Data? = nil, interceptorExtra: Any? = nil, bodyFile: URL? = nil
     ) {
         self.source = source
         self.request = request
         self.httpResponse = httpResponse
         self.data = data
         self.interceptorExtra = interceptorExtra
+        self.bodyFile = bodyFile
     }
 
     /// The status code of the network response.

@@ -153,15 +153,29 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     }
 
     private func send(_ urlRequest: URLRequest, _ step: Step) {
-        stages.progress.send(.requestSent(urlRequest, attempt: step.context.attempt))
-        let observer = TransportObserver(run: self, request: urlRequest, step: step)
+        let transfer: TransportRequest?
+        do {
+            transfer = try stages.transportRequest(for: urlRequest)
+        } catch {
+            // An upload's file that cannot be read, a download's file that cannot be
+            // made: nothing is sent.
+            failed(error, step)
+            return
+        }
+        stages.progress.send(.requestSent(transfer?.urlRequest ?? urlRequest, attempt: step.context.attempt))
         let manager = stages.client.manager
         let subscription: Disposable
-        if let direct = manager.directTransport {
+        if let transfer {
+            // Bytes reported as they move: uploads from files, downloads, progress.
+            let observer = TransferObserver(run: self, request: transfer.urlRequest, step: step)
+            subscription = manager.transport.transfer(transfer).subscribe(observer)
+        } else if let direct = manager.directTransport {
+            let observer = TransportObserver(run: self, request: urlRequest, step: step)
             // Without the observable around its request, and with the answer handed to
             // the execution's task if it has one.
             subscription = direct.start(urlRequest, handoff: stages.handoff, observer: observer)
         } else {
+            let observer = TransportObserver(run: self, request: urlRequest, step: step)
             subscription = manager.transport.send(urlRequest).subscribe(observer)
         }
         let disposeNow = lock.withLock { () -> Bool in
@@ -177,6 +191,23 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         stages.progress.send(
             .responseReceived(response.httpResponse, data: response.data, attempt: step.context.attempt))
         runSuccess(at: 0, response, urlRequest, step)
+    }
+
+    /// The transport reported bytes moving for `step`'s request: the idle limit starts
+    /// over, and the progress is reported (throttled).
+    fileprivate func transferred(_ event: TransportEvent, _ step: Step) {
+        stages.deadline?.recordActivity()
+        guard let transfer = stages.transfer, transfer.reportsProgress, stages.progress.isReporting,
+            isCurrent(step)
+        else { return }
+        switch event {
+        case .uploadProgress(let progress):
+            if let due = transfer.throttled(upload: progress) { stages.progress.send(.uploadProgress(due)) }
+        case .downloadProgress(let progress):
+            if let due = transfer.throttled(download: progress) { stages.progress.send(.downloadProgress(due)) }
+        case .response, .completed:
+            break
+        }
     }
 
     /// The transport failed `step`'s request.
@@ -370,6 +401,42 @@ private final class TransportObserver: ObserverType, @unchecked Sendable {
         case .next(let response):
             responded.store(1)
             run.received(response, request, step)
+        case .error(let error):
+            run.failed(error, step)
+        case .completed:
+            if responded.load() == 0 {
+                run.failed(LeashError.invalidResponse(reason: "the transport completed without a response"), step)
+            }
+        }
+    }
+}
+
+/// Receives the events of one attempt's transfer: progress goes to the run's progress
+/// (and resets the idle limit), the complete response to the success interceptors, a
+/// failure to the failure interceptors.
+private final class TransferObserver: ObserverType, @unchecked Sendable {
+    // @unchecked: immutable but for `responded`, an atomic.
+    typealias Element = TransportEvent
+
+    private let run: AttemptRun
+    private let request: URLRequest
+    private let step: AttemptRun.Step
+    /// 1 once the response is complete.
+    private let responded = AtomicInt(0)
+
+    init(run: AttemptRun, request: URLRequest, step: AttemptRun.Step) {
+        self.run = run
+        self.request = request
+        self.step = step
+    }
+
+    func on(_ event: Event<TransportEvent>) {
+        switch event {
+        case .next(.completed(let response)):
+            responded.store(1)
+            run.received(response, request, step)
+        case .next(let progress):
+            run.transferred(progress, step)
         case .error(let error):
             run.failed(error, step)
         case .completed:

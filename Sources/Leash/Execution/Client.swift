@@ -203,75 +203,9 @@ open class Client: @unchecked Sendable {
     }
 }
 
-/// Observes an execution for the callback form: delivers its outcomes in order, on a
-/// queue or inline, stops after `cancel()`, and tells the handle when the execution ended.
-///
-/// On a queue, outcomes go out one at a time and in order even if the queue is
-/// concurrent (`DispatchQueue.global()`): a cached value's callback ends before the
-/// network value's starts.
-private final class CallbackDelivery<Value>: ObserverType, @unchecked Sendable {
-    // @unchecked: `pending` and `isDraining` are behind `lock`; the rest is immutable;
-    // `completion` is called by one drain at a time.
-    private let queue: DispatchQueue?
-    private let handle: DataRequest
-    private let completion: (Response<Value>) -> Void
-    private let lock = Lock()
-    private var pending: [Response<Value>] = []
-    private var isDraining = false
-
-    init(queue: DispatchQueue?, handle: DataRequest, completion: @escaping (Response<Value>) -> Void) {
-        self.queue = queue
-        self.handle = handle
-        self.completion = completion
-    }
-
-    func on(_ event: Event<Response<Value>>) {
-        switch event {
-        case .next(let response):
-            send(response)
-        case .error(let error):
-            send(.failure(error))
-            handle.executionEnded()
-        case .completed:
-            handle.executionEnded()
-        }
-    }
-
-    private func send(_ response: Response<Value>) {
-        guard let queue else {
-            // Inline: the stream already calls one event at a time.
-            completion(response)
-            return
-        }
-        let startDrain = lock.withLock { () -> Bool in
-            pending.append(response)
-            if isDraining { return false }
-            isDraining = true
-            return true
-        }
-        if startDrain { queue.async { [self] in drain() } }
-    }
-
-    private func drain() {
-        while true {
-            let next = lock.withLock { () -> Response<Value>? in
-                if pending.isEmpty {
-                    isDraining = false
-                    return nil
-                }
-                return pending.removeFirst()
-            }
-            guard let next else { return }
-            // Checked on the queue, just before the call: a `cancel()` made on this queue
-            // (or before the outcome reached it) stops the callback for sure.
-            if !handle.isCancelled { completion(next) }
-        }
-    }
-}
-
 /// Observes one execution for the `async` form: keeps the last value, and tells the
 /// awaiting task's mailbox when the execution is over.
-private final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
+final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
     // @unchecked: all state is behind `lock`; the values only pass from the execution's
     // thread to the awaiting task.
     //

@@ -42,12 +42,15 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     let endpoint: Endpoint
     let serializer: Serializer
     let interceptors: InterceptorSet
+    /// What kind of execution this is: a request, an upload or a download.
+    let kind: ExecutionKind
 
-    init(client: Client, endpoint: Endpoint, serializer: Serializer) {
+    init(client: Client, endpoint: Endpoint, serializer: Serializer, kind: ExecutionKind = .request) {
         self.client = client
         self.endpoint = endpoint
         self.serializer = serializer
         self.interceptors = client.manager.interceptorSet
+        self.kind = kind
     }
 
     /// Timeouts longer than this (about 31 years) are no timeout: the milliseconds would
@@ -76,21 +79,25 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
                                 output.onNext(.value(value, extra: ResponseExtra.of(extra)))
                             case .failure(let error):
                                 deadline?.cancel()
+                                stages.release()
                                 output.onError(error)
                             }
                         },
                         onError: { error in
                             deadline?.cancel()
+                            stages.release()
                             output.onError(error)
                         },
                         onCompleted: {
                             deadline?.cancel()
+                            stages.release()
                             output.onCompleted()
                         }))
             return Disposables.create {
                 deadline?.cancel()
                 output.release()
                 subscription.dispose()
+                stages.release()
             }
         }
     }
@@ -129,7 +136,18 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     func stages(progress: ProgressSink, handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline?) -> DataStages {
         DataStages(
             client: client, endpoint: endpoint, interceptors: interceptors, progress: progress, handoff: handoff,
-            deadline: deadline)
+            deadline: deadline, transfer: transfer(reportsProgress: progress.isReporting, deadline: deadline))
+    }
+
+    /// The transfer state of one subscription, if it may need the transport's `transfer`:
+    /// uploads, downloads, progress reported, an idle limit, or a method that carries a
+    /// body (which may come from a file). Plain requests have none and keep the fast path.
+    private func transfer(reportsProgress: Bool, deadline: ExecutionDeadline?) -> ExecutionTransfer? {
+        let download: DownloadPlan?
+        if case .download(let plan) = kind { download = plan } else { download = nil }
+        let reports = reportsProgress || deadline?.limits.idle != nil
+        guard reports || download != nil || endpoint.method.allowsBody else { return nil }
+        return ExecutionTransfer(reportsProgress: reports, download: download, scheduler: client.manager.scheduler)
     }
 
     /// `execution(stages)` with the execution's deadline, if it has one: ended with
@@ -142,26 +160,27 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     ) -> Observable<Element> {
         let pipeline = self
         return Observable<Element>.create { observer in
-            guard let deadline = pipeline.makeDeadline() else {
-                return execution(pipeline.stages(progress: progress, handoff: handoff, deadline: nil)).subscribe(
-                    observer)
-            }
+            let deadline = pipeline.makeDeadline()
             let output = SerialObserver(observer)
             let subscription = SingleAssignmentDisposable()
-            deadline.start { seconds in
+            deadline?.start { seconds in
                 output.onError(LeashError.timeout(seconds: seconds))
                 subscription.dispose()
             }
             let stages = pipeline.stages(progress: progress, handoff: handoff, deadline: deadline)
             subscription.setDisposable(
                 execution(stages).subscribe { event in
-                    if event.isStopEvent { deadline.cancel() }
+                    if event.isStopEvent {
+                        deadline?.cancel()
+                        stages.release()
+                    }
                     output.on(event)
                 })
             return Disposables.create {
-                deadline.cancel()
+                deadline?.cancel()
                 output.release()
                 subscription.dispose()
+                stages.release()
             }
         }
     }
@@ -174,16 +193,27 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
 
     /// The execution's time limits: the whole-execution timeout (the endpoint's, else the
     /// manager's) and the idle timeout (likewise).
+    ///
+    /// Uploads and downloads are meant to last as long as their bytes keep moving: the
+    /// manager's `timeout` bounds each stall of theirs (as an idle limit, unless an idle
+    /// timeout is set), not the whole transfer; an endpoint's own `timeout` still bounds
+    /// the whole of it.
     var limits: ExecutionDeadline.Limits {
-        ExecutionDeadline.Limits(whole: timeout, idle: nil)
+        let manager = client.manager
+        let idle = Self.limit(endpoint.idleTimeout ?? manager.idleTimeout)
+        guard kind.isTransfer else { return ExecutionDeadline.Limits(whole: timeout, idle: idle) }
+        return ExecutionDeadline.Limits(whole: Self.limit(endpoint.timeout), idle: idle ?? Self.limit(manager.timeout))
     }
 
     /// The execution's time limit in seconds (the endpoint's, else the manager's), if it
     /// has one.
     var timeout: TimeInterval? {
-        guard let seconds = endpoint.timeout ?? client.manager.timeout, seconds.isFinite, seconds > 0,
-            seconds < Self.longestTimeout
-        else { return nil }
+        Self.limit(endpoint.timeout ?? client.manager.timeout)
+    }
+
+    /// `seconds` as a limit: none unless positive, finite and below `longestTimeout`.
+    private static func limit(_ seconds: TimeInterval?) -> TimeInterval? {
+        guard let seconds, seconds.isFinite, seconds > 0, seconds < longestTimeout else { return nil }
         return seconds
     }
 
@@ -261,6 +291,9 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     func serializedValue(of data: Data, extra: Any?) throws -> Value {
         let details = extra as? ResponseExtra
         do {
+            if let file = details?.bodyFile {
+                return try serializer.serialize(request: details?.request, response: details?.httpResponse, file: file)
+            }
             return try serializer.serialize(
                 request: details?.request, response: details?.httpResponse, data: data, error: nil)
         } catch let error as LeashError {
@@ -278,6 +311,8 @@ enum ExecutionProgress: @unchecked Sendable {
     case requestSent(URLRequest, attempt: Int)
     case responseReceived(HTTPURLResponse, data: Data, attempt: Int)
     case retrying(attempt: Int)
+    case uploadProgress(TransferProgress)
+    case downloadProgress(TransferProgress)
 }
 
 extension ExecutionEvent {
@@ -288,6 +323,8 @@ extension ExecutionEvent {
         case .responseReceived(let response, let data, let attempt):
             self = .responseReceived(response, data: data, attempt: attempt)
         case .retrying(let attempt): self = .retrying(attempt: attempt)
+        case .uploadProgress(let progress): self = .uploadProgress(progress)
+        case .downloadProgress(let progress): self = .downloadProgress(progress)
         }
     }
 }
@@ -308,6 +345,9 @@ final class ProgressSink: @unchecked Sendable {
 
     /// Drops all progress (for the forms that report none).
     static let none = ProgressSink(nil)
+
+    /// Whether progress goes anywhere.
+    var isReporting: Bool { handler != nil }
 }
 
 /// The stages before serialization, on `Response<Data>`: build the request, then one
@@ -333,11 +373,14 @@ final class DataStages: @unchecked Sendable {
     let handoff: ResponseHandoff?
     /// The subscription's time limits, if it has any.
     let deadline: ExecutionDeadline?
+    /// What the subscription moves besides small bodies (files, progress), if anything.
+    let transfer: ExecutionTransfer?
 
     init(
         client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink,
-        handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline? = nil
+        handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline? = nil, transfer: ExecutionTransfer? = nil
     ) {
+        self.transfer = transfer
         self.client = client
         self.endpoint = endpoint
         self.interceptors = interceptors
@@ -420,6 +463,23 @@ final class DataStages: @unchecked Sendable {
         }
     }
 
+    /// The request as the transport's `transfer` takes it, or `nil` for a plain request
+    /// (the transport's fast path: a body in memory, no progress, no file).
+    func transportRequest(for urlRequest: URLRequest) throws -> TransportRequest? {
+        guard let transfer else { return nil }
+        var request = urlRequest
+        let body = try transfer.body(for: endpoint, request: &request)
+        let destination = try transfer.destination()
+        guard transfer.reportsProgress || body != .inRequest || destination != .memory else { return nil }
+        return TransportRequest(
+            request, body: body, destination: destination, reportsProgress: transfer.reportsProgress)
+    }
+
+    /// The execution is over: the files it made are removed.
+    func release() {
+        transfer?.release()
+    }
+
     /// The response as an outcome: a value if its status is acceptable, else
     /// `LeashError.unacceptableStatusCode`.
     func validated(_ response: TransportResponse, request: URLRequest) -> Response<Data> {
@@ -431,7 +491,8 @@ final class DataStages: @unchecked Sendable {
             return .failure(LeashError.unacceptableStatusCode(failure))
         }
         let extra = ResponseExtra(
-            source: .network, request: request, httpResponse: response.httpResponse, data: response.data)
+            source: .network, request: request, httpResponse: response.httpResponse, data: response.data,
+            bodyFile: response.file)
         return .success(value: response.data, extra: extra)
     }
 

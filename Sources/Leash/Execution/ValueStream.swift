@@ -29,14 +29,15 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
         // and serializing follows each outcome at once.
         guard let deadline = pipeline.makeDeadline() else {
             let stages = pipeline.stages(progress: .none, handoff: handoff, deadline: nil)
-            let serializing = SerializingObserver(pipeline: pipeline, downstream: observer)
+            let serializing = SerializingObserver(pipeline: pipeline, stages: stages, downstream: observer)
             serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
             return serializing
         }
         // The deadline fires on a thread of its own, possibly while an outcome is being
         // delivered: the observer is then fed through a `SerialObserver`.
         let stages = pipeline.stages(progress: .none, handoff: handoff, deadline: deadline)
-        let serializing = SerializingObserver(pipeline: pipeline, downstream: SerialObserver(AnyObserver(observer)))
+        let serializing = SerializingObserver(
+            pipeline: pipeline, stages: stages, downstream: SerialObserver(AnyObserver(observer)))
         serializing.startDeadline(deadline)
         serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
         return serializing
@@ -93,6 +94,8 @@ private final class SerializingObserver<Serializer: ResponseSerializer, Downstre
 where Downstream.Element == Response<Serializer.SerializedObject> {
     // @unchecked: `upstream` is behind `lock`, `isStopped` is atomic; the rest is immutable.
     private let pipeline: ExecutionPipeline<Serializer>
+    /// The subscription's stages, whose files are removed when the stream ends.
+    private let stages: DataStages
     private let downstream: Downstream
     private let lock = Lock()
     private var upstream: Disposable?
@@ -100,8 +103,9 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     /// 1 after a terminal event or `dispose()`: later events are dropped.
     private let isStopped = AtomicInt(0)
 
-    init(pipeline: ExecutionPipeline<Serializer>, downstream: Downstream) {
+    init(pipeline: ExecutionPipeline<Serializer>, stages: DataStages, downstream: Downstream) {
         self.pipeline = pipeline
+        self.stages = stages
         self.downstream = downstream
     }
 
@@ -193,6 +197,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         }
         deadline?.cancel()
         if disposingUpstream { upstream?.dispose() } else { withExtendedLifetime(upstream) {} }
+        stages.release()
     }
 }
 

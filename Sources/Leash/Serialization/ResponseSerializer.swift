@@ -22,6 +22,25 @@ public protocol ResponseSerializer: Sendable {
     /// Produces the value, or throws why it cannot.
     func serialize(request: URLRequest?, response: HTTPURLResponse?, data: Data?, error: Swift.Error?) throws
         -> SerializedObject
+
+    /// Produces the value of a response whose body was written to `file` (a download),
+    /// or throws why it cannot. By default the file is read and handed to
+    /// `serialize(request:response:data:error:)`; a download's own serializer moves the
+    /// file into place instead.
+    func serialize(request: URLRequest?, response: HTTPURLResponse?, file: URL) throws -> SerializedObject
+}
+
+extension ResponseSerializer {
+    /// Reads `file` and serializes its bytes.
+    public func serialize(request: URLRequest?, response: HTTPURLResponse?, file: URL) throws -> SerializedObject {
+        let data: Data
+        do {
+            data = try Data(contentsOf: file)
+        } catch {
+            throw LeashError.fileAccess(reason: "the downloaded body cannot be read", url: file, underlying: error)
+        }
+        return try serialize(request: request, response: response, data: data, error: nil)
+    }
 }
 
 /// Whether a response legitimately has no body: 204, 205, or the answer to `HEAD`.

@@ -29,7 +29,7 @@ public final class StubTransport: Transport, @unchecked Sendable {
     private let lock = Lock()
     private var stubs: [Stub] = []
     private var log: [URLRequest] = []
-    private let scheduler: SchedulerType?
+    let scheduler: SchedulerType?
 
     /// Creates a transport with no stubs.
     ///
@@ -87,7 +87,7 @@ public final class StubTransport: Transport, @unchecked Sendable {
         }
     }
 
-    private func nextResponse(for request: URLRequest) -> StubResponse {
+    func nextResponse(for request: URLRequest) -> StubResponse {
         lock.withLock {
             log.append(request)
             guard let index = stubs.firstIndex(where: { $0.matches(request) }) else {
@@ -144,6 +144,17 @@ public struct StubResponse: Sendable {
     public var delay: RxTimeInterval?
     /// A transport failure to answer with instead of a response.
     public var failure: URLError?
+    /// For transfers (`transfer(_:)`): in how many steps the request's body is sent and
+    /// the response's body received, each reported as progress.
+    public var progressSteps: Int = 1
+    /// For transfers: the time between two progress steps.
+    public var progressInterval: RxTimeInterval = .seconds(1)
+    /// For transfers: the connection drops after this many bytes of the body (the head
+    /// and the bytes before arrive; then `URLError.networkConnectionLost`).
+    public var dropsAfter: Int?
+    /// For transfers: whether a request for `Range: bytes=N-` is answered `206 Partial
+    /// Content` with the body's bytes from N (as a server that supports ranges does).
+    public var acceptsRanges = false
     /// Why the script itself is broken (a `json(encoding:)` value that did not encode):
     /// answered as that error, so that a test sees it rather than an empty body.
     var scriptError: LeashError?
@@ -198,6 +209,29 @@ public struct StubResponse: Sendable {
         var response = StubResponse(delay: delay)
         response.failure = URLError(code)
         return response
+    }
+
+    /// The same answer, sent and received by a transfer in `steps` progress steps
+    /// `interval` apart (in virtual time on a `TestScheduler`).
+    public func progress(steps: Int, every interval: RxTimeInterval = .seconds(1)) -> StubResponse {
+        var copy = self
+        copy.progressSteps = max(1, steps)
+        copy.progressInterval = interval
+        return copy
+    }
+
+    /// The same answer, whose connection drops after `bytes` bytes of the body.
+    public func dropping(after bytes: Int) -> StubResponse {
+        var copy = self
+        copy.dropsAfter = max(0, bytes)
+        return copy
+    }
+
+    /// The same answer, honouring `Range: bytes=N-` with `206 Partial Content`.
+    public func acceptingRanges() -> StubResponse {
+        var copy = self
+        copy.acceptsRanges = true
+        return copy
     }
 
     /// The same answer after `delay`.

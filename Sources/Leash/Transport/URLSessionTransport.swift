@@ -74,6 +74,27 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         // A copy, so that the caller's configuration (perhaps shared) is left as it was.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.urlCache = nil
+        session = URLSession(configuration: configuration, delegate: nil, delegateQueue: Self.makeDelegateQueue())
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// The delegate-based session for transfers, made on the first one.
+    private var transfers: TransferSession {
+        transferSessionLock.withLock {
+            if let existing = transferSession { return existing }
+            let created = TransferSession(configuration: session.configuration, delegateQueue: Self.makeDelegateQueue())
+            transferSession = created
+            return created
+        }
+    }
+    private let transferSessionLock = Lock()
+    private var transferSession: TransferSession?
+
+    /// The session's delegate queue (see the type's documentation).
+    private static func makeDelegateQueue() -> OperationQueue {
         #if canImport(FoundationNetworking)
             let delegateQueue: OperationQueue = InPlaceOperationQueue()
         #else
@@ -81,12 +102,35 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         #endif
         delegateQueue.name = "leash.urlsession.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
-        session = URLSession(configuration: configuration, delegate: nil, delegateQueue: delegateQueue)
+        return delegateQueue
     }
 
-    deinit {
-        session.finishTasksAndInvalidate()
+    /// Sends `request` with a delegate-based task that reports its bytes as they move:
+    /// an upload task streaming the body from its file, or a data task whose body is
+    /// counted and kept in memory or written to the destination file as it arrives
+    /// (resuming with `Range` where the file already holds the beginning).
+    public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
+        let transport = self
+        return Observable.create { observer in
+            transport.transfers.start(
+                request, deliveryQueue: transport.nextDeliveryQueueForTransfer(), cancelQueue: transport.cancelQueue,
+                observer: observer)
+        }
     }
+
+    /// The queue one transfer's events are handed to.
+    private func nextDeliveryQueueForTransfer() -> DispatchQueue {
+        #if canImport(FoundationNetworking)
+            deliveryQueues[(nextDeliveryQueue.add(1) & Int.max) % deliveryQueues.count]
+        #else
+            transferDeliveryQueue
+        #endif
+    }
+
+    #if !canImport(FoundationNetworking)
+        /// Where transfers' events go on Apple platforms: off the session's delegate queue.
+        private let transferDeliveryQueue = DispatchQueue(label: "leash.urlsession.transfers")
+    #endif
 
     /// Sends `request` with a data task; disposing cancels the task.
     public func send(_ request: URLRequest) -> Observable<TransportResponse> {
@@ -190,54 +234,5 @@ private struct DataTaskObservable: ObservableType, @unchecked Sendable {
     func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == TransportResponse {
         transport.start(request, handoff: nil, observer: AnyObserver(observer))
-    }
-}
-
-/// The life of one data task: not started, running, or finished/cancelled. Disposing it
-/// cancels a running task, asynchronously, on a queue of its own (never inside
-/// URLSession's callbacks, never for a task that already finished).
-private final class TaskState: Disposable, @unchecked Sendable {
-    // @unchecked: all state is behind `lock`.
-    private let lock = Lock()
-    private var task: URLSessionDataTask?
-    private var isDone = false
-    private let cancelQueue: DispatchQueue
-
-    init(cancelQueue: DispatchQueue) {
-        self.cancelQueue = cancelQueue
-    }
-
-    func dispose() {
-        guard let running = cancelIfRunning() else { return }
-        cancelQueue.async { running.cancel() }
-    }
-
-    /// Starts `task` unless the request was already cancelled.
-    func start(_ task: URLSessionDataTask) {
-        let cancelled = lock.withLock { () -> Bool in
-            if !isDone { self.task = task }
-            return isDone
-        }
-        if !cancelled { task.resume() }
-    }
-
-    /// Marks the task finished by URLSession; returns false if it was cancelled first.
-    func finish() -> Bool {
-        lock.withLock {
-            if isDone { return false }
-            isDone = true
-            task = nil
-            return true
-        }
-    }
-
-    /// Marks the task cancelled; returns it if it was still running.
-    func cancelIfRunning() -> URLSessionDataTask? {
-        lock.withLock {
-            if isDone { return nil }
-            isDone = true
-            defer { task = nil }
-            return task
-        }
     }
 }

@@ -23,7 +23,8 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         XCTAssertEqual(
             pipelineTimeline(observer),
             [
-                "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(200, 1) @ 202",
+                "requestPrepared(1) @ 200", "requestSent(1) @ 200", "downloadProgress(23/23) @ 202",
+                "responseReceived(200, 1) @ 202",
                 "value(\(specAlice), network) @ 202", "completed @ 202",
             ])
     }
@@ -38,10 +39,14 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         let observer = scheduler.start { client.execution(endpoint, as: SpecUser.self) }
         let events = observer.events.compactMap { $0.value.element }
 
-        guard events.count == 4, case .requestPrepared(let prepared, _) = events[0],
-            case .requestSent(let sent, _) = events[1], case .responseReceived(let response, let data, _) = events[2],
-            case .value(let value, let extra) = events[3]
+        guard events.count == 6, case .requestPrepared(let prepared, _) = events[0],
+            case .requestSent(let sent, _) = events[1], case .uploadProgress(let uploaded) = events[2],
+            case .downloadProgress(let downloaded) = events[3],
+            case .responseReceived(let response, let data, _) = events[4], case .value(let value, let extra) = events[5]
         else { return XCTFail("unexpected events \(pipelineTimeline(observer))") }
+        let bodySize = Int64(prepared.httpBody?.count ?? -1)
+        XCTAssertEqual(uploaded, TransferProgress(completedBytes: bodySize, expectedBytes: bodySize))
+        XCTAssertEqual(downloaded, TransferProgress(completedBytes: 21, expectedBytes: 21))
         XCTAssertEqual(prepared.httpMethod, "POST")
         XCTAssertEqual(
             prepared.httpBody.flatMap { try? JSONDecoder().decode(SpecUser.self, from: $0) }, specBob)
@@ -72,7 +77,8 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
             [
                 "requestPrepared(1)", "requestSent(1)", "responseReceived(401, 1)", "retrying(2)",
                 "requestPrepared(2)", "requestSent(2)", "responseReceived(401, 2)", "retrying(3)",
-                "requestPrepared(3)", "requestSent(3)", "responseReceived(200, 3)", "value(\(specAlice), network)",
+                "requestPrepared(3)", "requestSent(3)", "downloadProgress(23/23)", "responseReceived(200, 3)",
+                "value(\(specAlice), network)",
             ])
         XCTAssertEqual(observer.events.last?.value.isCompleted, true)
     }

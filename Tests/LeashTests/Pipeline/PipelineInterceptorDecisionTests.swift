@@ -72,7 +72,8 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
             pipelineTimeline(observer),
             [
                 "requestPrepared(1) @ 200", "value(\(specAlice), interceptor) @ 200", "requestSent(1) @ 200",
-                "responseReceived(200, 1) @ 203", "value(\(specBob), network) @ 203", "completed @ 203",
+                "downloadProgress(21/21) @ 203", "responseReceived(200, 1) @ 203", "value(\(specBob), network) @ 203",
+                "completed @ 203",
             ])
         XCTAssertEqual(transport.requests.count, 1)
     }

@@ -86,7 +86,8 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
         XCTAssertEqual(
             pipelineTimeline(observer),
             [
-                "requestPrepared(1) @ 200", "requestSent(1) @ 211", "responseReceived(200, 1) @ 216",
+                "requestPrepared(1) @ 200", "requestSent(1) @ 211", "downloadProgress(23/23) @ 216",
+                "responseReceived(200, 1) @ 216",
                 "value(\(specAlice), network) @ 249", "completed @ 249",
             ])
         XCTAssertEqual(log.count, 16)

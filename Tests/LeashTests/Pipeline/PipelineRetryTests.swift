@@ -40,7 +40,8 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             [
                 "requestPrepared(1) @ 200", "requestSent(1) @ 200", "responseReceived(401, 1) @ 200",
                 "retrying(2) @ 202", "requestPrepared(2) @ 202", "requestSent(2) @ 202",
-                "responseReceived(200, 2) @ 202", "value(\(specAlice), network) @ 202", "completed @ 202",
+                "downloadProgress(23/23) @ 202", "responseReceived(200, 2) @ 202", "value(\(specAlice), network) @ 202",
+                "completed @ 202",
             ])
         XCTAssertEqual(
             transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer old", "Bearer new"])
@@ -175,7 +176,8 @@ final class PipelineRetryTests: VirtualTimeTestCase {
         XCTAssertEqual(
             pipelineTimeline(observer).filter { !$0.hasPrefix("request") },
             [
-                "responseReceived(503, 1) @ 200", "retrying(2) @ 200", "responseReceived(200, 2) @ 200",
+                "downloadProgress(4/4) @ 200", "responseReceived(503, 1) @ 200", "retrying(2) @ 200",
+                "downloadProgress(23/23) @ 200", "responseReceived(200, 2) @ 200",
                 "value(\(specAlice), network) @ 200", "completed @ 200",
             ])
     }

@@ -1,0 +1,204 @@
+import Dispatch
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Uploads and downloads: executions that report their bytes as they move, through the
+/// same pipeline as every request (authenticator, interceptors, token refresh, retries,
+/// timeouts, cancellation).
+///
+/// An upload is an endpoint whose `parameters` are a body (`Data`, `UploadFile`,
+/// `MultipartFormData`, `FormURLEncoded`, or any `Encodable`); it reports
+/// `.uploadProgress` as the body goes out. A download writes the response's body to a
+/// temporary file as it arrives (reporting `.downloadProgress`) and moves it to the
+/// destination only once it is complete and accepted; disposing, failing or timing out
+/// leaves nothing at the destination and removes the temporary file. A download whose
+/// connection drops is resumed by its next attempt (a retry) with `Range`, as it is from
+/// `resumingFrom:`.
+///
+/// Their time limits suit transfers: the manager's `timeout` bounds each stall (no bytes
+/// for that long), not the whole transfer; an endpoint's own `timeout` bounds the whole.
+extension Client {
+    // MARK: Streams
+
+    /// The download of `endpoint` to `destination`, as a stream of events:
+    /// `.downloadProgress` as the body arrives, then `.value(destination)`.
+    ///
+    /// - Parameters:
+    ///   - endpoint: What to download.
+    ///   - destination: Where the file goes (its folder is created; a file there is
+    ///     replaced) once the download is complete and its status accepted.
+    ///   - partialFile: A file holding the first bytes of the body (an earlier
+    ///     download's): copied, and the rest asked for with `Range`. A server that answers
+    ///     200 instead of 206 starts the file over.
+    public func downloadExecution(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil)
+        -> Observable<ExecutionEvent<URL>>
+    {
+        ExecutionPipeline(
+            client: self, endpoint: endpoint, serializer: FileDestinationSerializer(destination: destination),
+            kind: .download(DownloadPlan(destination: destination, resumingFrom: partialFile))
+        ).events()
+    }
+
+    /// The upload of `endpoint`'s body, as a stream of events: `.uploadProgress` as the
+    /// body goes out, then the response's `.value`, serialized with `serializer`.
+    public func uploadExecution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+        -> Observable<ExecutionEvent<Serializer.SerializedObject>>
+    {
+        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer, kind: .upload).events()
+    }
+
+    /// The upload of `endpoint`'s body, decoding the response as `Value` (see
+    /// `uploadExecution(_:serializer:)`).
+    public func uploadExecution<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
+        -> Observable<ExecutionEvent<Value>>
+    {
+        uploadExecution(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
+    }
+
+    // MARK: Callbacks
+
+    /// Downloads `endpoint` to `destination`; calls `progress` as the body arrives and
+    /// `completion` once, with the file's URL or the failure, on `queue` (default: the
+    /// manager's callback queue, else the thread the event arrives on).
+    ///
+    /// - Returns: A handle whose `cancel()` cancels the download (nothing is left at the
+    ///   destination) and whose `suspend()` / `resume()` pause it.
+    @discardableResult
+    public func download(
+        _ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil, queue: DispatchQueue? = nil,
+        progress: ((TransferProgress) -> Void)? = nil, completion: @escaping (Response<URL>) -> Void
+    ) -> DataRequest {
+        deliver(
+            downloadExecution(endpoint, to: destination, resumingFrom: partialFile), direction: .download,
+            endpoint: endpoint, queue: queue, progress: progress, completion: completion)
+    }
+
+    /// Uploads `endpoint`'s body; calls `progress` as the body goes out and `completion`
+    /// once, with the response decoded as `Value` or the failure, on `queue` (as
+    /// `download` does).
+    @discardableResult
+    public func upload<Value: Decodable>(
+        _ endpoint: Endpoint, as type: Value.Type = Value.self, queue: DispatchQueue? = nil,
+        progress: ((TransferProgress) -> Void)? = nil, completion: @escaping (Response<Value>) -> Void
+    ) -> DataRequest {
+        deliver(
+            uploadExecution(endpoint, as: type), direction: .upload, endpoint: endpoint, queue: queue,
+            progress: progress, completion: completion)
+    }
+
+    private func deliver<Value>(
+        _ events: Observable<ExecutionEvent<Value>>, direction: TransferDirection, endpoint: Endpoint,
+        queue: DispatchQueue?, progress: ((TransferProgress) -> Void)?, completion: @escaping (Response<Value>) -> Void
+    ) -> DataRequest {
+        let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
+        let delivery = TransferCallbackDelivery<Value>(
+            queue: queue ?? manager.callbackQueue, handle: handle, direction: direction, progress: progress,
+            completion: completion)
+        handle.attach(events.subscribe(delivery))
+        return handle
+    }
+
+    // MARK: async/await
+
+    /// Downloads `endpoint` to `destination` and returns the file's URL once it is there;
+    /// `progress` is called as the body arrives. Cancelling the task cancels the download
+    /// (nothing is left at the destination).
+    public func download(
+        _ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> URL {
+        try await lastValue(
+            of: downloadExecution(endpoint, to: destination, resumingFrom: partialFile), direction: .download,
+            progress: progress)
+    }
+
+    /// Uploads `endpoint`'s body and returns the response decoded as `Value`; `progress`
+    /// is called as the body goes out. Cancelling the task cancels the upload.
+    public func upload<Value: Decodable>(
+        _ endpoint: Endpoint, as type: Value.Type = Value.self, progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> Value {
+        try await lastValue(of: uploadExecution(endpoint, as: type), direction: .upload, progress: progress)
+    }
+
+    /// The last value of `events`, reporting their progress in `direction` to `progress`.
+    private func lastValue<Value>(
+        of events: Observable<ExecutionEvent<Value>>, direction: TransferDirection,
+        progress: (@Sendable (TransferProgress) -> Void)?
+    ) async throws -> Value {
+        let values = events.compactMap { event -> Response<Value>? in
+            if let step = direction.progress(of: event) { progress?(step) }
+            return event.response
+        }
+        let mailbox = TaskMailbox()
+        let execution = AsyncExecution<Value>(mailbox: mailbox)
+        return try await withTaskCancellationHandler {
+            execution.start(values)
+            while case .job(let job) = await mailbox.next() { job() }
+            return try execution.result()
+        } onCancel: {
+            execution.cancel()
+        }
+    }
+}
+
+/// Which way a transfer's bytes go, for the forms that report one kind of progress.
+enum TransferDirection: Sendable {
+    case upload
+    case download
+
+    /// The progress of `event` in this direction, if it is one.
+    func progress<Value>(of event: ExecutionEvent<Value>) -> TransferProgress? {
+        switch (self, event) {
+        case (.upload, .uploadProgress(let progress)), (.download, .downloadProgress(let progress)): return progress
+        default: return nil
+        }
+    }
+}
+
+/// What the callback forms of transfers call: the progress handler or the completion.
+enum TransferCallback<Value> {
+    case progress(TransferProgress)
+    case outcome(Response<Value>)
+}
+
+/// Observes a transfer for the callback form: progress to `progress`, the value or the
+/// failure to `completion`, in order (see `OrderedCallbacks`).
+final class TransferCallbackDelivery<Value>: OrderedCallbacks<TransferCallback<Value>>, ObserverType,
+    @unchecked Sendable
+{
+    // @unchecked: see `OrderedCallbacks`.
+    private let direction: TransferDirection
+
+    init(
+        queue: DispatchQueue?, handle: DataRequest, direction: TransferDirection,
+        progress: ((TransferProgress) -> Void)?, completion: @escaping (Response<Value>) -> Void
+    ) {
+        self.direction = direction
+        super.init(queue: queue, handle: handle) { callback in
+            switch callback {
+            case .progress(let step): progress?(step)
+            case .outcome(let response): completion(response)
+            }
+        }
+    }
+
+    func on(_ event: Event<ExecutionEvent<Value>>) {
+        switch event {
+        case .next(let executionEvent):
+            if let step = direction.progress(of: executionEvent) {
+                send(.progress(step))
+            } else if let response = executionEvent.response {
+                send(.outcome(response))
+            }
+        case .error(let error):
+            send(.outcome(.failure(error)))
+            handle.executionEnded()
+        case .completed:
+            handle.executionEnded()
+        }
+    }
+}

@@ -1,0 +1,191 @@
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// What one execution (one subscription) moves besides small bodies in memory: the file
+/// its body is uploaded from, the temporary file its download is written to, and the
+/// progress it reports. Made per subscription by the pipeline, when the execution may
+/// need the transport's `transfer` (see `DataStages.transportRequest(for:)`).
+///
+/// It owns the files it makes (a staged multipart body, a download's temporary file) and
+/// removes them when the execution ends, whatever ends it (`release()`, called by every
+/// form at the end, and again when it is freed).
+final class ExecutionTransfer: @unchecked Sendable {
+    // @unchecked: the mutable state is behind `lock`; the rest is immutable.
+
+    /// Whether the execution reports progress events (the events form, uploads and
+    /// downloads), or the idle limit needs the transport to report bytes as they move.
+    let reportsProgress: Bool
+    /// Where a download goes, if this is one.
+    let download: DownloadPlan?
+    /// The clock progress is throttled on: the manager's scheduler (virtual under a
+    /// `TestScheduler`).
+    private let scheduler: SchedulerType
+    private let lock = Lock()
+    /// The endpoint's body, once looked at (the parameters are read once per execution).
+    private var body: PreparedBody?
+    /// Files this execution made, removed at its end.
+    private var ownedFiles: [URL] = []
+    private var downloadFile: URL?
+    private var isReleased = false
+    private var uploadThrottle = ProgressThrottle()
+    private var downloadThrottle = ProgressThrottle()
+
+    init(reportsProgress: Bool, download: DownloadPlan?, scheduler: SchedulerType) {
+        self.reportsProgress = reportsProgress
+        self.download = download
+        self.scheduler = scheduler
+    }
+
+    deinit {
+        release()
+    }
+
+    /// The request's body as the transport gets it: in the request, or from a file (an
+    /// `UploadFile`, or a large `MultipartFormData` staged to a temporary file once per
+    /// execution, whose `Content-Type` is set to match the staged boundary).
+    func body(for endpoint: Endpoint, request: inout URLRequest) throws -> TransportRequest.Body {
+        guard request.httpBody == nil, request.httpBodyStream == nil, endpoint.method.allowsBody else {
+            return .inRequest
+        }
+        let prepared = try lock.withLock { () throws -> PreparedBody in
+            if let body { return body }
+            let made = try PreparedBody(parameters: endpoint.parameters, stagingIn: Self.directory)
+            if case .file(let url, _, true) = made { ownedFiles.append(url) }
+            body = made
+            return made
+        }
+        switch prepared {
+        case .inRequest:
+            return .inRequest
+        case .file(let url, let contentType, _):
+            if let contentType { request.setValue(contentType, forHTTPHeaderField: "Content-Type") }
+            return .file(url)
+        }
+    }
+
+    /// Where the response's body goes: the download's temporary file (made on the first
+    /// attempt, from `resumingFrom` if given; later attempts resume it), else memory.
+    func destination() throws -> TransportRequest.Destination {
+        guard let download else { return .memory }
+        return .file(
+            try lock.withLock { () throws -> URL in
+                if let downloadFile { return downloadFile }
+                let url = try download.makeTemporaryFile(in: Self.directory)
+                ownedFiles.append(url)
+                downloadFile = url
+                return url
+            })
+    }
+
+    /// `progress` if it is due for reporting: the first, the last (every byte), and
+    /// otherwise at most one every `ProgressThrottle.interval` on the manager's clock
+    /// (not one per 16 KB chunk of a 1 GB file).
+    func throttled(upload progress: TransferProgress) -> TransferProgress? {
+        let now = scheduler.now
+        return lock.withLock { uploadThrottle.admit(progress, at: now) ? progress : nil }
+    }
+
+    /// As `throttled(upload:)`, for the response's body.
+    func throttled(download progress: TransferProgress) -> TransferProgress? {
+        let now = scheduler.now
+        return lock.withLock { downloadThrottle.admit(progress, at: now) ? progress : nil }
+    }
+
+    /// Removes the files this execution made (a download's temporary file, once moved
+    /// into place, is already gone). Idempotent.
+    func release() {
+        let files = lock.withLock { () -> [URL] in
+            if isReleased { return [] }
+            isReleased = true
+            defer { ownedFiles.removeAll() }
+            return ownedFiles
+        }
+        for file in files { try? FileManager.default.removeItem(at: file) }
+    }
+
+    /// Where Leash keeps the files of transfers in progress.
+    static var directory: URL {
+        FileManager.default.temporaryDirectory.appendingPathComponent("leash-transfers", isDirectory: true)
+    }
+}
+
+/// A download: where the file goes, and the beginning of it the app already has.
+struct DownloadPlan: Sendable {
+    /// Where the file is moved when the download is complete and accepted.
+    let destination: URL
+    /// A file holding the first bytes of the body (an earlier download's), copied and
+    /// resumed with `Range`.
+    let resumingFrom: URL?
+
+    /// The temporary file of one execution: empty, or a copy of `resumingFrom`.
+    func makeTemporaryFile(in directory: URL) throws -> URL {
+        let url = directory.appendingPathComponent("download-\(UUID().uuidString).part")
+        do {
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            if let resumingFrom {
+                try FileManager.default.copyItem(at: resumingFrom, to: url)
+            } else {
+                guard FileManager.default.createFile(atPath: url.path, contents: nil) else {
+                    throw CocoaError(.fileWriteUnknown)
+                }
+            }
+        } catch {
+            throw LeashError.fileAccess(
+                reason: resumingFrom == nil
+                    ? "the download's temporary file cannot be created"
+                    : "the partial download to resume from cannot be copied (\(resumingFrom?.path ?? ""))",
+                url: url, underlying: error)
+        }
+        return url
+    }
+}
+
+/// The body an endpoint's parameters make, as the pipeline sends it.
+enum PreparedBody {
+    /// In the request (`httpBody`, or none).
+    case inRequest
+    /// From a file, with the `Content-Type` it needs (a staged multipart body's boundary);
+    /// `isStaged` when the file was made for this execution.
+    case file(URL, contentType: String?, isStaged: Bool)
+
+    init(parameters: Any?, stagingIn directory: URL) throws {
+        guard let fileBacked = parameters as? FileBackedBody else {
+            self = .inRequest
+            return
+        }
+        self = try fileBacked.preparedBody(stagingIn: directory)
+    }
+}
+
+/// A parameter whose body is sent from a file: `UploadFile`, or a `MultipartFormData`
+/// too large to encode in memory.
+protocol FileBackedBody {
+    /// The body as the pipeline sends it, writing it into `directory` first if it must be.
+    func preparedBody(stagingIn directory: URL) throws -> PreparedBody
+}
+
+/// Which progress events are reported: the first, every one that completes the
+/// transfer, and otherwise one per `interval`; none for an empty body.
+struct ProgressThrottle {
+    /// At most this many seconds between reports of a transfer in progress: 20 a second.
+    static let interval: TimeInterval = 0.05
+
+    private var last: TransferProgress?
+    private var lastTime: Date?
+
+    mutating func admit(_ progress: TransferProgress, at now: Date) -> Bool {
+        // Nothing to report of an empty body; nor the same progress twice.
+        if progress == last || (progress.completedBytes == 0 && progress.expectedBytes == 0) { return false }
+        let due =
+            lastTime.map { now.timeIntervalSince($0) >= Self.interval } ?? true
+            || progress.isComplete
+        guard due else { return false }
+        last = progress
+        lastTime = now
+        return true
+    }
+}

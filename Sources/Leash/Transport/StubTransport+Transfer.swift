@@ -1,0 +1,251 @@
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension StubTransport {
+    /// Answers a transfer with the next scripted response, step by step on the
+    /// transport's scheduler (in virtual time on a `TestScheduler`): the request's body in
+    /// `progressSteps` upload steps, the head after the response's `delay`, the body in as
+    /// many download steps, then the end. A file destination gets the body written (from
+    /// where a `Range` asks, if the response `acceptsRanges`); a response that
+    /// `dropsAfter` some bytes keeps those (in the file too) and fails with
+    /// `URLError.networkConnectionLost`.
+    public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
+        let carried = TransportRequestBox(request.urlRequest)
+        let scheduler = self.scheduler ?? StubTransport.defaultScheduler
+        return Observable.deferred { [self] in
+            let response = nextResponse(for: carried.request)
+            let steps: [StubStep]
+            do {
+                steps = try StubScript(request: request, response: response).steps()
+            } catch {
+                return .error(error)
+            }
+            return StubStep.play(steps, on: scheduler)
+        }
+    }
+
+    /// Where transfers' steps run without a scheduler of the stub's own.
+    static let defaultScheduler = ConcurrentDispatchQueueScheduler(qos: .default)
+}
+
+/// One step of a scripted transfer: after `delay` (from the previous step), `action`
+/// runs and says what to report.
+struct StubStep: @unchecked Sendable {
+    // @unchecked: the actions only touch the step's own file writer, one step at a time.
+    let delay: RxTimeInterval?
+    let action: () throws -> [Event<TransportEvent>]
+
+    /// Runs `steps` one after another on `scheduler`; an action that throws fails the
+    /// transfer; disposing stops it.
+    static func play(_ steps: [StubStep], on scheduler: SchedulerType) -> Observable<TransportEvent> {
+        Observable.create { observer in
+            let player = StubPlayer(steps: steps, scheduler: scheduler, observer: observer)
+            player.run(0)
+            return player.current
+        }
+    }
+}
+
+/// Plays the steps of one scripted transfer, each after the previous one.
+private final class StubPlayer: @unchecked Sendable {
+    // @unchecked: immutable; `current` is thread-safe.
+    let steps: [StubStep]
+    let scheduler: SchedulerType
+    let observer: AnyObserver<TransportEvent>
+    let current = SerialDisposable()
+
+    init(steps: [StubStep], scheduler: SchedulerType, observer: AnyObserver<TransportEvent>) {
+        self.steps = steps
+        self.scheduler = scheduler
+        self.observer = observer
+    }
+
+    func run(_ index: Int) {
+        guard index < steps.count, !current.isDisposed else { return }
+        let step = steps[index]
+        guard let delay = step.delay, delay.stubIsPositive else {
+            perform(step, index)
+            return
+        }
+        current.disposable = scheduler.scheduleRelative((), dueTime: delay) { [self] _ in
+            perform(step, index)
+            return Disposables.create()
+        }
+    }
+
+    private func perform(_ step: StubStep, _ index: Int) {
+        guard !current.isDisposed else { return }
+        let events: [Event<TransportEvent>]
+        do {
+            events = try step.action()
+        } catch {
+            observer.onError(error)
+            return
+        }
+        for event in events { observer.on(event) }
+        if !events.contains(where: { $0.isStopEvent }) { run(index + 1) }
+    }
+}
+
+/// The steps of one scripted transfer.
+private struct StubScript {
+    let request: TransportRequest
+    let response: StubResponse
+
+    func steps() throws -> [StubStep] {
+        var urlRequest = request.urlRequest
+        let requestedOffset = TransferBodyPlan.requestRange(for: request.destination, in: &urlRequest)
+        let outcome = response.makeOutcome(for: urlRequest)
+        var steps = try uploadSteps(urlRequest)
+        let answer: TransportResponse
+        switch outcome {
+        case .failure(let error):
+            steps.append(StubStep(delay: response.delay) { [.error(error)] })
+            return steps
+        case .success(let scripted):
+            answer = ranged(scripted, requestedOffset: requestedOffset, urlRequest: urlRequest)
+        }
+        let body = answer.data
+        let cut = response.dropsAfter.map { min($0, body.count) }
+        let delivered = cut ?? body.count
+        let writes =
+            request.destination != .memory && TransferBodyPlan.writesToFile(status: answer.httpResponse.statusCode)
+        let file = FileSteps(
+            destination: request.destination, head: answer.httpResponse, requestedOffset: requestedOffset)
+        steps.append(
+            StubStep(delay: response.delay) {
+                if writes { try file.open() }
+                return [.next(.response(answer.httpResponse))]
+            })
+        let count = response.progressSteps
+        let expected = Int64(body.count) + (writes ? file.startOffset : 0)
+        var sent = 0
+        for step in 1...count {
+            let upTo = step == count ? delivered : min(delivered, body.count * step / count)
+            let chunk = body.subdata(in: sent..<upTo)
+            sent = upTo
+            let reports = request.reportsProgress
+            steps.append(
+                StubStep(delay: step == 1 ? nil : response.progressInterval) {
+                    if writes { try file.write(chunk) }
+                    guard reports else { return [] }
+                    return [
+                        .next(
+                            .downloadProgress(
+                                TransferProgress(
+                                    completedBytes: (writes ? file.startOffset : 0) + Int64(upTo),
+                                    expectedBytes: expected)))
+                    ]
+                })
+        }
+        if cut != nil {
+            steps.append(
+                StubStep(delay: nil) {
+                    if writes { try file.close() }
+                    return [.error(LeashError.transport(URLError(.networkConnectionLost)))]
+                })
+        } else {
+            steps.append(
+                StubStep(delay: nil) {
+                    guard writes, let url = file.url else { return [.next(.completed(answer)), .completed] }
+                    try file.close()
+                    return [
+                        .next(.completed(TransportResponse(httpResponse: answer.httpResponse, file: url))), .completed,
+                    ]
+                })
+        }
+        return steps
+    }
+
+    /// The request's body sent in `progressSteps` steps.
+    private func uploadSteps(_ urlRequest: URLRequest) throws -> [StubStep] {
+        let size: Int64
+        switch request.body {
+        case .inRequest:
+            size = Int64(urlRequest.httpBody?.count ?? 0)
+        case .file(let url):
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                throw LeashError.fileAccess(
+                    reason: "the upload's file does not exist or cannot be read", url: url, underlying: nil)
+            }
+            size = BodyFileWriter.existingSize(of: url)
+        }
+        guard size > 0, request.reportsProgress else { return [] }
+        let count = response.progressSteps
+        return (1...count).map { step in
+            let progress = TransferProgress(completedBytes: size * Int64(step) / Int64(count), expectedBytes: size)
+            return StubStep(delay: step == 1 ? nil : response.progressInterval) { [.next(.uploadProgress(progress))] }
+        }
+    }
+
+    /// `scripted`, or its `206 Partial Content` from `requestedOffset` if the response
+    /// accepts ranges.
+    private func ranged(_ scripted: TransportResponse, requestedOffset: Int64, urlRequest: URLRequest)
+        -> TransportResponse
+    {
+        let total = scripted.data.count
+        guard response.acceptsRanges, requestedOffset > 0, requestedOffset < total,
+            scripted.httpResponse.statusCode == 200, let url = urlRequest.url
+        else { return scripted }
+        var headers = response.headers
+        headers["Content-Range"] = "bytes \(requestedOffset)-\(total - 1)/\(total)"
+        guard let partial = HTTPURLResponse(url: url, statusCode: 206, httpVersion: "HTTP/1.1", headerFields: headers)
+        else { return scripted }
+        return TransportResponse(httpResponse: partial, data: scripted.data.subdata(in: Int(requestedOffset)..<total))
+    }
+}
+
+/// The destination file of a scripted transfer, written step by step.
+private final class FileSteps: @unchecked Sendable {
+    // @unchecked: used by one step at a time (the steps run one after another).
+    private let destination: TransportRequest.Destination
+    private let head: HTTPURLResponse
+    private let requestedOffset: Int64
+    private var writer: BodyFileWriter?
+
+    init(destination: TransportRequest.Destination, head: HTTPURLResponse, requestedOffset: Int64) {
+        self.destination = destination
+        self.head = head
+        self.requestedOffset = requestedOffset
+    }
+
+    var url: URL? {
+        if case .file(let url) = destination { return url }
+        return nil
+    }
+
+    /// What the file keeps from before (known once opened; the offset asked for until then).
+    var startOffset: Int64 { writer?.startOffset ?? (head.statusCode == 206 ? requestedOffset : 0) }
+
+    func open() throws {
+        guard let url else { return }
+        writer = try BodyFileWriter(url: url, head: head, requestedOffset: requestedOffset)
+    }
+
+    func write(_ data: Data) throws {
+        try writer?.write(data)
+    }
+
+    func close() throws {
+        try writer?.close()
+        writer = nil
+    }
+}
+
+extension DispatchTimeInterval {
+    /// Whether the interval is longer than nothing.
+    fileprivate var stubIsPositive: Bool {
+        switch self {
+        case .seconds(let value): return value > 0
+        case .milliseconds(let value): return value > 0
+        case .microseconds(let value): return value > 0
+        case .nanoseconds(let value): return value > 0
+        case .never: return true
+        @unknown default: return true
+        }
+    }
+}

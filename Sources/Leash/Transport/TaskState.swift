@@ -1,0 +1,62 @@
+import Dispatch
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The life of one URLSession task: not started, running, or finished/cancelled. Disposing it
+/// cancels a running task, asynchronously, on a queue of its own (never inside
+/// URLSession's callbacks, never for a task that already finished).
+final class TaskState: Disposable, @unchecked Sendable {
+    // @unchecked: all state is behind `lock`.
+    private let lock = Lock()
+    private var task: URLSessionTask?
+    private var isDone = false
+    private let cancelQueue: DispatchQueue
+
+    init(cancelQueue: DispatchQueue) {
+        self.cancelQueue = cancelQueue
+    }
+
+    func dispose() {
+        _ = abort()
+    }
+
+    /// Whether the task is neither finished nor cancelled.
+    var isRunning: Bool { lock.withLock { !isDone } }
+
+    /// Cancels the task (asynchronously) unless it already finished or was cancelled;
+    /// returns whether this call ended it. For the transport itself, failing a task whose
+    /// body it could not keep.
+    func abort() -> Bool {
+        let (ended, running) = lock.withLock { () -> (Bool, URLSessionTask?) in
+            if isDone { return (false, nil) }
+            isDone = true
+            defer { task = nil }
+            return (true, task)
+        }
+        if let running { cancelQueue.async { running.cancel() } }
+        return ended
+    }
+
+    /// Starts `task` unless the request was already cancelled.
+    func start(_ task: URLSessionTask) {
+        let cancelled = lock.withLock { () -> Bool in
+            if !isDone { self.task = task }
+            return isDone
+        }
+        if !cancelled { task.resume() }
+    }
+
+    /// Marks the task finished by URLSession; returns false if it was cancelled first.
+    func finish() -> Bool {
+        lock.withLock {
+            if isDone { return false }
+            isDone = true
+            task = nil
+            return true
+        }
+    }
+}

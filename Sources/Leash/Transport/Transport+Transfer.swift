@@ -1,0 +1,104 @@
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+extension Transport {
+    /// `transfer` for a transport that implements only `send`: the request's body is
+    /// read into memory (`httpBody`) from a file if it comes from one, the response
+    /// arrives whole, and progress is reported once, at the end. A file destination gets
+    /// the body written when the response is complete, resuming with `Range` as the
+    /// contract says.
+    ///
+    /// Implement `transfer` in the transport itself to stream bodies and report progress
+    /// as bytes move (`URLSessionTransport` and `StubTransport` do).
+    public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
+        let transport = self
+        return Observable.create { observer in
+            var urlRequest = request.urlRequest
+            if case .file(let url) = request.body {
+                do {
+                    urlRequest.httpBody = try Data(contentsOf: url)
+                } catch {
+                    observer.onError(
+                        LeashError.fileAccess(reason: "the upload's file cannot be read", url: url, underlying: error))
+                    return Disposables.create()
+                }
+            }
+            let requestedOffset = TransferBodyPlan.requestRange(for: request.destination, in: &urlRequest)
+            let uploadSize = Int64(urlRequest.httpBody?.count ?? 0)
+            let carried = TransportRequestBox(urlRequest)
+            return transport.send(carried.request).subscribe(
+                onNext: { response in
+                    if request.reportsProgress, uploadSize > 0 {
+                        observer.onNext(
+                            .uploadProgress(TransferProgress(completedBytes: uploadSize, expectedBytes: uploadSize)))
+                    }
+                    observer.onNext(.response(response.httpResponse))
+                    do {
+                        let complete = try TransferBodyPlan.store(
+                            response, in: request.destination, requestedOffset: requestedOffset)
+                        if request.reportsProgress {
+                            observer.onNext(.downloadProgress(complete.progress))
+                        }
+                        observer.onNext(.completed(complete.response))
+                    } catch {
+                        observer.onError(error)
+                    }
+                },
+                onError: { observer.onError($0) },
+                onCompleted: { observer.onCompleted() })
+        }
+    }
+}
+
+/// A request handed into a `@Sendable` closure (URLRequest is an immutable value here).
+struct TransportRequestBox: @unchecked Sendable {
+    let request: URLRequest
+    init(_ request: URLRequest) { self.request = request }
+}
+
+/// The rules of `TransportRequest.Destination` that every transport shares.
+enum TransferBodyPlan {
+    /// Asks for the rest of a partly downloaded file (unless the request names a range of
+    /// its own); returns the offset asked from (0 for everything).
+    static func requestRange(for destination: TransportRequest.Destination, in request: inout URLRequest) -> Int64 {
+        guard case .file(let url) = destination, request.value(forHTTPHeaderField: "Range") == nil else { return 0 }
+        let offset = BodyFileWriter.existingSize(of: url)
+        guard offset > 0 else { return 0 }
+        request.setValue(BodyFileWriter.rangeHeader(from: offset), forHTTPHeaderField: "Range")
+        return offset
+    }
+
+    /// Whether a response with `status` has its body written to a file destination
+    /// (successes only: an error page must not overwrite or extend a partial download).
+    static func writesToFile(status: Int) -> Bool {
+        (200..<300).contains(status)
+    }
+
+    /// `response`, received whole in memory, stored as `destination` says, with the
+    /// progress it ends at.
+    static func store(
+        _ response: TransportResponse, in destination: TransportRequest.Destination, requestedOffset: Int64
+    ) throws -> (response: TransportResponse, progress: TransferProgress) {
+        let received = Int64(response.data.count)
+        guard case .file(let url) = destination, writesToFile(status: response.httpResponse.statusCode) else {
+            return (response, TransferProgress(completedBytes: received, expectedBytes: received))
+        }
+        let writer = try BodyFileWriter(url: url, head: response.httpResponse, requestedOffset: requestedOffset)
+        do {
+            try writer.write(response.data)
+            try writer.close()
+        } catch {
+            writer.abandon()
+            throw error
+        }
+        let total = writer.startOffset + received
+        return (
+            TransportResponse(httpResponse: response.httpResponse, file: url),
+            TransferProgress(completedBytes: total, expectedBytes: total)
+        )
+    }
+}

@@ -1,0 +1,257 @@
+import Dispatch
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The session of `URLSessionTransport` for transfers: a delegate-based session whose
+/// tasks report their bytes as they move (upload tasks streaming a file, data tasks whose
+/// body is counted and written to memory or to a file as it arrives).
+///
+/// Plain requests do not come here: a completion handler is cheaper than a delegate per
+/// chunk, and they keep the transport's fast path.
+///
+/// Delegate callbacks run where URLSession runs them (in place on Linux, on URLSession's
+/// work queue, where nothing may wait for that queue); each task's events are handed on,
+/// in order, to one of the transport's delivery queues, where the body is written and the
+/// pipeline runs. The `didReceive response` decision is given at once, on the spot.
+final class TransferSession: @unchecked Sendable {
+    // @unchecked: `session` is thread-safe; `delegate` keeps its own state behind a lock.
+    let session: URLSession
+    private let delegate: TransferDelegate
+
+    init(configuration: URLSessionConfiguration, delegateQueue: OperationQueue) {
+        delegate = TransferDelegate()
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
+    }
+
+    deinit {
+        session.finishTasksAndInvalidate()
+    }
+
+    /// Starts `request`, reporting to `observer` on `deliveryQueue`; the returned
+    /// disposable cancels it.
+    func start(
+        _ request: TransportRequest, deliveryQueue: DispatchQueue, cancelQueue: DispatchQueue,
+        observer: AnyObserver<TransportEvent>
+    ) -> Disposable {
+        var urlRequest = request.urlRequest
+        let requestedOffset = TransferBodyPlan.requestRange(for: request.destination, in: &urlRequest)
+        let task: URLSessionTask
+        switch request.body {
+        case .inRequest:
+            task = session.dataTask(with: urlRequest)
+        case .file(let url):
+            // Checked here: URLSession reports a missing file late, or not clearly.
+            guard FileManager.default.isReadableFile(atPath: url.path) else {
+                observer.onError(
+                    LeashError.fileAccess(
+                        reason: "the upload's file does not exist or cannot be read", url: url, underlying: nil))
+                return Disposables.create()
+            }
+            task = session.uploadTask(with: urlRequest, fromFile: url)
+        }
+        let state = TaskState(cancelQueue: cancelQueue)
+        let transfer = TransferTask(
+            destination: request.destination, reportsProgress: request.reportsProgress,
+            requestedOffset: requestedOffset, state: state, deliveryQueue: deliveryQueue, observer: observer)
+        delegate.register(transfer, for: task)
+        state.start(task)
+        return state
+    }
+}
+
+/// Routes the session's delegate callbacks to each task's `TransferTask`.
+private final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: `transfers` is behind `lock`.
+    private let lock = Lock()
+    private var transfers: [Int: TransferTask] = [:]
+
+    func register(_ transfer: TransferTask, for task: URLSessionTask) {
+        lock.withLock { transfers[task.taskIdentifier] = transfer }
+    }
+
+    private func transfer(for task: URLSessionTask, removing: Bool = false) -> TransferTask? {
+        lock.withLock { removing ? transfers.removeValue(forKey: task.taskIdentifier) : transfers[task.taskIdentifier] }
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didSendBodyData bytesSent: Int64, totalBytesSent: Int64,
+        totalBytesExpectedToSend: Int64
+    ) {
+        transfer(for: task)?.sent(totalBytesSent, of: totalBytesExpectedToSend)
+    }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        transfer(for: dataTask)?.received(response)
+        completionHandler(.allow)
+    }
+
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        transfer(for: dataTask)?.received(data)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Swift.Error?) {
+        transfer(for: task, removing: true)?.completed(error)
+    }
+}
+
+/// One transfer's events, handed to its delivery queue in order, where the body is kept
+/// (in memory, or written to the destination file) and the observer is told.
+///
+/// Everything but the hand-off runs on the delivery queue, one event at a time, so the
+/// body state needs no lock; `state` decides, once, between finishing and cancelling
+/// (after a dispose nothing is reported).
+private final class TransferTask: @unchecked Sendable {
+    // @unchecked: the mutable state is only touched on `deliveryQueue`, serially.
+    private let destination: TransportRequest.Destination
+    private let reportsProgress: Bool
+    private let requestedOffset: Int64
+    private let state: TaskState
+    private let deliveryQueue: DispatchQueue
+    private let observer: AnyObserver<TransportEvent>
+
+    private var head: HTTPURLResponse?
+    private var body = Data()
+    private var writer: BodyFileWriter?
+    private var receivedBytes: Int64 = 0
+    private var expectedBytes: Int64?
+    /// Set when keeping the body failed: the task is cancelled and this is the error.
+    private var failure: Swift.Error?
+
+    init(
+        destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, state: TaskState,
+        deliveryQueue: DispatchQueue, observer: AnyObserver<TransportEvent>
+    ) {
+        self.destination = destination
+        self.reportsProgress = reportsProgress
+        self.requestedOffset = requestedOffset
+        self.state = state
+        self.deliveryQueue = deliveryQueue
+        self.observer = observer
+    }
+
+    // MARK: Hand-offs (on URLSession's queue)
+
+    func sent(_ total: Int64, of expected: Int64) {
+        guard reportsProgress else { return }
+        deliveryQueue.async { [self] in
+            guard state.isRunning, failure == nil else { return }
+            observer.onNext(
+                .uploadProgress(TransferProgress(completedBytes: total, expectedBytes: expected > 0 ? expected : nil)))
+        }
+    }
+
+    func received(_ response: URLResponse) {
+        let carried = Carried(response)
+        deliveryQueue.async { [self] in start(carried.value) }
+    }
+
+    func received(_ data: Data) {
+        deliveryQueue.async { [self] in keep(data) }
+    }
+
+    func completed(_ error: Swift.Error?) {
+        let carried = Carried(error)
+        deliveryQueue.async { [self] in finish(carried.value) }
+    }
+
+    // MARK: On the delivery queue
+
+    private func start(_ response: URLResponse) {
+        guard state.isRunning, failure == nil else { return }
+        guard let http = response as? HTTPURLResponse else {
+            fail(LeashError.invalidResponse(reason: "the response is not HTTP"))
+            return
+        }
+        head = http
+        let length = http.expectedContentLength
+        if case .file(let url) = destination, TransferBodyPlan.writesToFile(status: http.statusCode) {
+            do {
+                let writer = try BodyFileWriter(url: url, head: http, requestedOffset: requestedOffset)
+                self.writer = writer
+                receivedBytes = writer.startOffset
+                expectedBytes = length >= 0 ? writer.startOffset + length : nil
+            } catch {
+                fail(error)
+                return
+            }
+        } else {
+            expectedBytes = length >= 0 ? length : nil
+        }
+        observer.onNext(.response(http))
+    }
+
+    private func keep(_ data: Data) {
+        guard state.isRunning, failure == nil else { return }
+        if let writer {
+            do {
+                try writer.write(data)
+            } catch {
+                fail(error)
+                return
+            }
+        } else {
+            body.append(data)
+        }
+        receivedBytes += Int64(data.count)
+        if reportsProgress {
+            observer.onNext(
+                .downloadProgress(TransferProgress(completedBytes: receivedBytes, expectedBytes: expectedBytes)))
+        }
+    }
+
+    private func finish(_ error: Swift.Error?) {
+        if failure != nil { return }
+        guard state.finish() else {
+            writer?.abandon()
+            return
+        }
+        if let error {
+            writer?.abandon()
+            observer.onError(URLSessionTransport.leashError(for: error))
+            return
+        }
+        guard let head else {
+            writer?.abandon()
+            observer.onError(LeashError.invalidResponse(reason: "the transfer ended without a response"))
+            return
+        }
+        let response: TransportResponse
+        if let writer {
+            do {
+                try writer.close()
+            } catch {
+                observer.onError(error)
+                return
+            }
+            response = TransportResponse(httpResponse: head, file: writer.url)
+        } else {
+            response = TransportResponse(httpResponse: head, data: body)
+            body = Data()
+        }
+        if reportsProgress {
+            // The last progress always reports every byte.
+            observer.onNext(
+                .downloadProgress(TransferProgress(completedBytes: receivedBytes, expectedBytes: receivedBytes)))
+        }
+        observer.onNext(.completed(response))
+        observer.onCompleted()
+    }
+
+    /// Keeping the body failed (the file could not be written): the task is cancelled and
+    /// the transfer fails with `error`, once.
+    private func fail(_ error: Swift.Error) {
+        guard failure == nil else { return }
+        failure = error
+        writer?.abandon()
+        writer = nil
+        guard state.abort() else { return }
+        observer.onError(error)
+    }
+}
