@@ -89,12 +89,19 @@ enum RequestBuilder {
     }
 
     /// Encodes `parameters` into `request` as Leash documents (see `Endpoint`).
+    ///
+    /// `Data` is matched before `Encodable` (`Data` is `Encodable`, and must not become a
+    /// base64 JSON string).
     static func encode(_ parameters: Any?, method: HTTPMethod, into request: inout URLRequest, encoder: JSONEncoder)
         throws
     {
         guard let parameters else { return }
         guard let url = request.url else { return }
         switch parameters {
+        case let data as Data:
+            try requireBody(method: method, type: Data.self, queryAlternative: false)
+            request.httpBody = data
+            setContentType("application/octet-stream", unlessSetIn: &request)
         case let query as QueryEncodable:
             request.url = try QueryEncoding.url(url, appending: try QueryEncoding.pairs(of: query, encoder: encoder))
         case let dictionary as [String: Any] where method.encodesParametersInURL:
@@ -106,7 +113,7 @@ enum RequestBuilder {
             } catch {
                 throw LeashError.encoding(reason: "\(type(of: body)) could not be encoded to JSON", underlying: error)
             }
-            setJSONContentType(&request)
+            setContentType("application/json", unlessSetIn: &request)
         case let dictionary as [String: Any]:
             try requireBody(method: method, type: type(of: dictionary))
             // JSONSerialization raises an Objective-C exception (a crash) for values it
@@ -122,7 +129,7 @@ enum RequestBuilder {
             } catch {
                 throw LeashError.encoding(reason: "the dictionary could not be encoded to JSON", underlying: error)
             }
-            setJSONContentType(&request)
+            setContentType("application/json", unlessSetIn: &request)
         default:
             throw LeashError.encoding(
                 reason: "parameters of type \(type(of: parameters)) are not supported; use QueryEncodable, "
@@ -132,18 +139,22 @@ enum RequestBuilder {
         }
     }
 
-    private static func requireBody(method: HTTPMethod, type: Any.Type) throws {
+    /// Refuses a body on GET and HEAD; the reason suggests the query when `queryAlternative`
+    /// (values that could be query parameters), another method otherwise.
+    private static func requireBody(method: HTTPMethod, type: Any.Type, queryAlternative: Bool = true) throws {
         guard method.allowsBody else {
+            let fix =
+                queryAlternative
+                ? "make it QueryEncodable (or [String: CustomStringConvertible]) to send it in the query"
+                : "send it with POST, PUT or PATCH"
             throw LeashError.encoding(
-                reason: "\(method) cannot carry a body, so \(type) cannot be sent; make it QueryEncodable (or "
-                    + "[String: CustomStringConvertible]) to send it in the query",
-                underlying: nil)
+                reason: "\(method) cannot carry a body, so \(type) cannot be sent; \(fix)", underlying: nil)
         }
     }
 
-    private static func setJSONContentType(_ request: inout URLRequest) {
+    private static func setContentType(_ type: String, unlessSetIn request: inout URLRequest) {
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(type, forHTTPHeaderField: "Content-Type")
         }
     }
 }
