@@ -90,8 +90,9 @@ enum RequestBuilder {
 
     /// Encodes `parameters` into `request` as Leash documents (see `Endpoint`).
     ///
-    /// `Data` is matched before `Encodable` (`Data` is `Encodable`, and must not become a
-    /// base64 JSON string).
+    /// `Data` and `UploadFile` are matched before `Encodable` (`Data` is `Encodable`, and
+    /// must not become a base64 JSON string). An `UploadFile` leaves `httpBody` empty and
+    /// sets `Content-Length`: `streamedBody(of:for:)` tells the pipeline what to send.
     static func encode(_ parameters: Any?, method: HTTPMethod, into request: inout URLRequest, encoder: JSONEncoder)
         throws
     {
@@ -102,6 +103,11 @@ enum RequestBuilder {
             try requireBody(method: method, type: Data.self, queryAlternative: false)
             request.httpBody = data
             setContentType("application/octet-stream", unlessSetIn: &request)
+        case let file as UploadFile:
+            try requireBody(method: method, type: UploadFile.self, queryAlternative: false)
+            let size = try FileInspection.sizeOfReadableFile(at: file.url)
+            setContentType(file.contentType, unlessSetIn: &request)
+            request.setValue(String(size), forHTTPHeaderField: "Content-Length")
         case let query as QueryEncodable:
             request.url = try QueryEncoding.url(url, appending: try QueryEncoding.pairs(of: query, encoder: encoder))
         case let dictionary as [String: Any] where method.encodesParametersInURL:
@@ -139,6 +145,18 @@ enum RequestBuilder {
         }
     }
 
+    /// A body the pipeline must send from a file, because `request` (built from
+    /// `parameters`) has none in memory; `nil` when `request` carries its whole body (or none).
+    ///
+    /// The request's `Content-Length` already holds the body's exact length.
+    static func streamedBody(of parameters: Any?, for request: URLRequest) -> StreamedBody? {
+        guard request.httpBody == nil, request.httpBodyStream == nil else { return nil }
+        switch parameters {
+        case let file as UploadFile: return .file(file.url)
+        default: return nil
+        }
+    }
+
     /// Refuses a body on GET and HEAD; the reason suggests the query when `queryAlternative`
     /// (values that could be query parameters), another method otherwise.
     private static func requireBody(method: HTTPMethod, type: Any.Type, queryAlternative: Bool = true) throws {
@@ -157,6 +175,12 @@ enum RequestBuilder {
             request.setValue(type, forHTTPHeaderField: "Content-Type")
         }
     }
+}
+
+/// A request body sent from a file rather than from `httpBody`.
+enum StreamedBody: Sendable {
+    /// The file of an `UploadFile`, sent as it is.
+    case file(URL)
 }
 
 /// Finds what `JSONSerialization` would refuse in a `[String: Any]` body.
