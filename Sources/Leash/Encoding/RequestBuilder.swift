@@ -35,7 +35,7 @@ enum RequestBuilder {
         request.allHTTPHeaderFields = headers.fields
         try encode(
             endpoint.parameters, method: endpoint.method, into: &request,
-            encoder: endpoint.jsonEncoder ?? manager.jsonEncoder)
+            encoder: endpoint.jsonEncoder ?? manager.jsonEncoder, options: manager.urlEncoding)
         return request
     }
 
@@ -93,9 +93,10 @@ enum RequestBuilder {
     /// `Data` and `UploadFile` are matched before `Encodable` (`Data` is `Encodable`, and
     /// must not become a base64 JSON string). An `UploadFile` leaves `httpBody` empty and
     /// sets `Content-Length`: `streamedBody(of:for:)` tells the pipeline what to send.
-    static func encode(_ parameters: Any?, method: HTTPMethod, into request: inout URLRequest, encoder: JSONEncoder)
-        throws
-    {
+    static func encode(
+        _ parameters: Any?, method: HTTPMethod, into request: inout URLRequest, encoder: JSONEncoder,
+        options: URLEncodingOptions
+    ) throws {
         guard let parameters else { return }
         guard let url = request.url else { return }
         switch parameters {
@@ -108,10 +109,17 @@ enum RequestBuilder {
             let size = try FileInspection.sizeOfReadableFile(at: file.url)
             setContentType(file.contentType, unlessSetIn: &request)
             request.setValue(String(size), forHTTPHeaderField: "Content-Length")
+        case let form as FormURLEncoded:
+            try requireBody(method: method, type: FormURLEncoded.self, queryAlternative: false)
+            request.httpBody = try form.body(options: options)
+            setContentType(FormURLEncoded.contentType, unlessSetIn: &request)
         case let query as QueryEncodable:
-            request.url = try QueryEncoding.url(url, appending: try QueryEncoding.pairs(of: query, encoder: encoder))
+            request.url = try QueryEncoding.url(
+                url, appending: try QueryEncoding.pairs(of: query, encoder: encoder, options: options))
         case let dictionary as [String: Any] where method.encodesParametersInURL:
-            request.url = try QueryEncoding.url(url, appending: QueryEncoding.pairs(of: dictionary, method: method))
+            let pairs = try QueryEncoding.pairs(
+                of: dictionary, options: options, destination: "\(method) parameters go to the URL query")
+            request.url = try QueryEncoding.url(url, appending: pairs)
         case let body as Encodable:
             try requireBody(method: method, type: type(of: body))
             do {
