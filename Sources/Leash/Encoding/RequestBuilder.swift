@@ -90,9 +90,10 @@ enum RequestBuilder {
 
     /// Encodes `parameters` into `request` as Leash documents (see `Endpoint`).
     ///
-    /// `Data` and `UploadFile` are matched before `Encodable` (`Data` is `Encodable`, and
-    /// must not become a base64 JSON string). An `UploadFile` leaves `httpBody` empty and
-    /// sets `Content-Length`: `streamedBody(of:for:)` tells the pipeline what to send.
+    /// `Data`, `UploadFile` and `MultipartFormData` are matched before `Encodable` (`Data`
+    /// is `Encodable`, and must not become a base64 JSON string). An `UploadFile`, and a
+    /// form larger than its `encodingMemoryThreshold`, leave `httpBody` empty and set
+    /// `Content-Length`: `streamedBody(of:for:)` tells the pipeline what to send.
     static func encode(
         _ parameters: Any?, method: HTTPMethod, into request: inout URLRequest, encoder: JSONEncoder,
         options: URLEncodingOptions
@@ -103,12 +104,23 @@ enum RequestBuilder {
         case let data as Data:
             try requireBody(method: method, type: Data.self, queryAlternative: false)
             request.httpBody = data
-            setContentType("application/octet-stream", unlessSetIn: &request)
+            setContentType(MIMEType.octetStream, unlessSetIn: &request)
         case let file as UploadFile:
             try requireBody(method: method, type: UploadFile.self, queryAlternative: false)
             let size = try FileInspection.sizeOfReadableFile(at: file.url)
             setContentType(file.contentType, unlessSetIn: &request)
             request.setValue(String(size), forHTTPHeaderField: "Content-Length")
+        case let form as MultipartFormData:
+            try requireBody(method: method, type: MultipartFormData.self, queryAlternative: false)
+            let length = try form.contentLength()
+            if length <= form.encodingMemoryThreshold {
+                request.httpBody = try form.encoded(expectedLength: length)
+            } else {
+                request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            }
+            // Always the form's own: a Content-Type header with another boundary would make
+            // the body unreadable.
+            request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
         case let form as FormURLEncoded:
             try requireBody(method: method, type: FormURLEncoded.self, queryAlternative: false)
             request.httpBody = try form.body(options: options)
@@ -147,8 +159,8 @@ enum RequestBuilder {
         default:
             throw LeashError.encoding(
                 reason: "parameters of type \(type(of: parameters)) are not supported; use QueryEncodable, "
-                    + "[String: CustomStringConvertible], Encodable or [String: Any], or override "
-                    + "Client.urlRequest(for:)",
+                    + "[String: CustomStringConvertible], Encodable, [String: Any], Data, UploadFile, "
+                    + "MultipartFormData or FormURLEncoded, or override Client.urlRequest(for:)",
                 underlying: nil)
         }
     }
@@ -161,6 +173,7 @@ enum RequestBuilder {
         guard request.httpBody == nil, request.httpBodyStream == nil else { return nil }
         switch parameters {
         case let file as UploadFile: return .file(file.url)
+        case let form as MultipartFormData: return .multipart(form)
         default: return nil
         }
     }
@@ -189,6 +202,10 @@ enum RequestBuilder {
 enum StreamedBody: Sendable {
     /// The file of an `UploadFile`, sent as it is.
     case file(URL)
+    /// A form too large to encode in memory: stage it in a temporary file with
+    /// `write(to:expectedLength:)` (the request's `Content-Length` as the expected length),
+    /// send that file, then remove it.
+    case multipart(MultipartFormData)
 }
 
 /// Finds what `JSONSerialization` would refuse in a `[String: Any]` body.
