@@ -29,13 +29,21 @@ import Foundation
 /// }
 /// ```
 ///
-/// `parameters` may be a `QueryEncodable` (always sent in the URL query), a
-/// `[String: CustomStringConvertible]` (in the query for `GET`, `HEAD` and `DELETE`, with
-/// sorted keys; arrays become `key[]`, nested dictionaries `key[child]`), or an `Encodable`
-/// or a `[String: Any]` (sent as a JSON body, with `Content-Type: application/json` unless
-/// a header sets another). Any other value, a body on `GET` or `HEAD`, or a value that fails
-/// to encode ends the execution with `LeashError.encoding`, which says which and keeps the
-/// encoder's error.
+/// `parameters` may be:
+/// - a `QueryEncodable` (always sent in the URL query), or a
+///   `[String: CustomStringConvertible]` (in the query for `GET`, `HEAD` and `DELETE`), with
+///   sorted keys, nested dictionaries as `key[child]`, and arrays and booleans as the
+///   manager's `urlEncoding` says (`key[]`, `true` by default);
+/// - `Data`: the body as it is, with `Content-Type: application/octet-stream` unless a
+///   header sets another;
+/// - an `UploadFile`: a file streamed as the body;
+/// - a `MultipartFormData`: a `multipart/form-data` body of fields and files;
+/// - a `FormURLEncoded`: an `application/x-www-form-urlencoded` body;
+/// - an `Encodable` or a `[String: Any]`: a JSON body, with `Content-Type: application/json`
+///   unless a header sets another.
+///
+/// Any other value, a body on `GET` or `HEAD`, or a value that fails to encode ends the
+/// execution with `LeashError.encoding`, which says which and keeps the encoder's error.
 public protocol Endpoint {
     /// The path, relative to the manager's base URL (`"/users/1"` and `"users/1"` join the
     /// same way). It may carry a query of its own (`"/search?sort=name"`). Spaces and other
@@ -43,7 +51,7 @@ public protocol Endpoint {
     var path: String { get }
     /// The HTTP method.
     var method: HTTPMethod { get }
-    /// The parameters; `nil` for none.
+    /// The parameters (see above for the kinds and where each is sent); `nil` for none.
     var parameters: Any? { get }
     /// Headers for this endpoint only; they override the manager's default headers.
     var headers: [String: String]? { get }

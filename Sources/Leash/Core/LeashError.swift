@@ -14,7 +14,8 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
     /// The URL could not be formed: `reason` says what was wrong, `url` what it was.
     case invalidURL(url: String, reason: String)
     /// The parameters could not be encoded (unsupported type, encoder error, a body on a
-    /// method that cannot carry one); `underlying` is the encoder's error if any.
+    /// method that cannot carry one, a file to send that cannot be read); `underlying` is
+    /// the encoder's or the file system's error if any.
     case encoding(reason: String, underlying: Swift.Error?)
     /// The transport failed (no connection, DNS, TLS, connection lost…).
     case transport(URLError)

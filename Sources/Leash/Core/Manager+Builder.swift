@@ -24,6 +24,7 @@ extension Manager {
         var authenticatorValue: Authenticator?
         var interceptorList: [Interceptor] = []
         var encoder = JSONEncoder()
+        var urlEncoding = URLEncodingOptions()
         var decoder = JSONDecoder()
         var headers: [String: String] = [:]
         var timeoutValue: TimeInterval?
@@ -112,6 +113,23 @@ extension Manager {
         @discardableResult
         public func jsonEncoder(_ value: JSONEncoder) -> Self {
             encoder = value
+            return self
+        }
+
+        /// Sets how arrays are written in URL queries and `FormURLEncoded` bodies: `.brackets`
+        /// (`ids[]=1&ids[]=2`, the default), `.noBrackets` (`ids=1&ids=2`) or
+        /// `.indexInBrackets` (`ids[0]=1&ids[1]=2`).
+        @discardableResult
+        public func arrayEncoding(_ value: URLEncodingOptions.ArrayEncoding) -> Self {
+            urlEncoding.arrays = value
+            return self
+        }
+
+        /// Sets how booleans are written in URL queries and `FormURLEncoded` bodies:
+        /// `.literal` (`true`/`false`, the default) or `.numeric` (`1`/`0`).
+        @discardableResult
+        public func boolEncoding(_ value: URLEncodingOptions.BoolEncoding) -> Self {
+            urlEncoding.bools = value
             return self
         }
 

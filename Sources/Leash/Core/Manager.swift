@@ -28,6 +28,8 @@ public final class Manager: @unchecked Sendable {
     public let interceptors: [Interceptor]
     /// Encodes `Encodable` parameters.
     public let jsonEncoder: JSONEncoder
+    /// How arrays and booleans are written in URL queries and `FormURLEncoded` bodies.
+    public let urlEncoding: URLEncodingOptions
     /// Decodes responses.
     public let jsonDecoder: JSONDecoder
     /// Headers sent with every request (endpoint headers override them).
@@ -64,6 +66,7 @@ public final class Manager: @unchecked Sendable {
         self.authenticator = builder.authenticatorValue
         self.interceptors = builder.interceptorList
         self.jsonEncoder = builder.encoder
+        self.urlEncoding = builder.urlEncoding
         self.jsonDecoder = builder.decoder
         self.defaultHeaders = builder.headers
         self.timeout = builder.timeoutValue

@@ -9,6 +9,7 @@
 /// ```
 ///
 /// The value is encoded with the manager's `JSONEncoder` (so its key and date strategies
-/// apply) and flattened: keys are sorted, nested objects become `parent[child]`, arrays
-/// `key[]`, booleans `true`/`false`, and `nil` properties are left out.
+/// apply) and flattened: keys are sorted, nested objects become `parent[child]`, arrays and
+/// booleans are written as the manager's `urlEncoding` says (`key[]` and `true`/`false` by
+/// default), and `nil` properties are left out.
 public protocol QueryEncodable: Encodable {}

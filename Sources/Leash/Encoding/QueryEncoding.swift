@@ -1,6 +1,7 @@
 import Foundation
 
-/// Turns parameters into URL query items: sorted keys, RFC 3986 percent-encoding.
+/// Turns parameters into URL query items (and `FormURLEncoded` bodies): sorted keys,
+/// RFC 3986 percent-encoding.
 enum QueryEncoding {
     /// The characters left unescaped in a query name or value: RFC 3986's unreserved set
     /// plus `/` and `?`, which may appear in a query. Everything else, including
@@ -16,42 +17,75 @@ enum QueryEncoding {
         string.addingPercentEncoding(withAllowedCharacters: allowedCharacters) ?? string
     }
 
-    /// The query pairs of a `[String: CustomStringConvertible]` (given as `[String: Any]`),
-    /// sorted by key and flattened as `QueryEncodable` documents: arrays become `key[]`,
-    /// dictionaries `key[child]`, `nil` values are left out.
+    /// The pairs of a `[String: CustomStringConvertible]` (given as `[String: Any]`), sorted
+    /// by key and flattened as `QueryEncodable` documents: dictionaries become
+    /// `key[child]`, arrays and booleans follow `options`, `nil` and `NSNull` values are left
+    /// out.
     ///
-    /// - Throws: `LeashError.encoding` naming the first key whose value is not
+    /// - Parameter destination: where the pairs go, for the error (`"GET parameters go to
+    ///   the URL query"`).
+    /// - Throws: `LeashError.encoding` naming the first key path whose value is not
     ///   `CustomStringConvertible`.
-    static func pairs(of dictionary: [String: Any], method: HTTPMethod) throws -> [(String, String)] {
-        var pairs: [(String, String)] = []
+    static func pairs(of dictionary: [String: Any], options: URLEncodingOptions, destination: String) throws
+        -> [(String, String)]
+    {
+        var flattener = DictionaryFlattener(options: options, destination: destination)
         for key in dictionary.keys.sorted() {
-            if let value = dictionary[key] { try flatten(value, name: key, method: method, into: &pairs) }
+            if let value = dictionary[key] { try flattener.flatten(value, name: key) }
         }
-        return pairs
+        return flattener.pairs
     }
 
-    private static func flatten(_ value: Any, name: String, method: HTTPMethod, into pairs: inout [(String, String)])
-        throws
-    {
-        guard let value = unwrapped(value) else { return }
-        switch value {
-        case let array as [Any]:
-            for element in array { try flatten(element, name: name + "[]", method: method, into: &pairs) }
-        case let dictionary as [String: Any]:
-            for key in dictionary.keys.sorted() {
-                if let member = dictionary[key] {
-                    try flatten(member, name: "\(name)[\(key)]", method: method, into: &pairs)
-                }
+    /// Flattens the values of a `[String: Any]` into pairs.
+    private struct DictionaryFlattener {
+        let options: URLEncodingOptions
+        let destination: String
+        var pairs: [(String, String)] = []
+
+        init(options: URLEncodingOptions, destination: String) {
+            self.options = options
+            self.destination = destination
+        }
+
+        mutating func flatten(_ value: Any, name: String) throws {
+            guard let value = QueryEncoding.unwrapped(value), !(value is NSNull) else { return }
+            if let bool = QueryEncoding.bool(value) {
+                pairs.append((name, options.bools.text(bool)))
+                return
             }
-        case let convertible as CustomStringConvertible:
-            pairs.append((name, convertible.description))
-        default:
-            throw LeashError.encoding(
-                reason: "\(method) parameters go to the URL query, but the value of \"\(name)\" "
-                    + "(\(type(of: value))) is not CustomStringConvertible",
-                underlying: nil)
+            switch value {
+            case let array as [Any]:
+                for (index, element) in array.enumerated() {
+                    try flatten(element, name: options.arrays.name(name, index: index))
+                }
+            case let dictionary as [String: Any]:
+                for key in dictionary.keys.sorted() {
+                    if let member = dictionary[key] { try flatten(member, name: "\(name)[\(key)]") }
+                }
+            case let convertible as CustomStringConvertible:
+                pairs.append((name, convertible.description))
+            default:
+                throw LeashError.encoding(
+                    reason: "\(destination), but the value of \"\(name)\" (\(type(of: value))) is not "
+                        + "CustomStringConvertible",
+                    underlying: nil)
+            }
         }
     }
+
+    /// The Boolean `value` is: a Swift `Bool`, or an `NSNumber` made from one (what
+    /// `JSONSerialization` returns for `true` and `false`). Other numbers are not Booleans,
+    /// although Foundation casts `NSNumber(1)` to `true`: the class of the number tells.
+    static func bool(_ value: Any) -> Bool? {
+        if type(of: value) == Bool.self { return value as? Bool }
+        guard let number = value as? NSNumber, ObjectIdentifier(type(of: number)) == booleanNumberClass else {
+            return nil
+        }
+        return number.boolValue
+    }
+
+    /// The class of the `NSNumber`s that hold Booleans (`__NSCFBoolean` on Darwin and Linux).
+    private static let booleanNumberClass = ObjectIdentifier(type(of: NSNumber(value: true)))
 
     /// The value inside an `Optional` held as `Any`; `nil` for `.none`.
     private static func unwrapped(_ value: Any) -> Any? {
@@ -61,8 +95,11 @@ enum QueryEncoding {
         return unwrapped(wrapped)
     }
 
-    /// The query pairs of an `Encodable` value, flattened as `QueryEncodable` documents.
-    static func pairs(of value: Encodable, encoder: JSONEncoder) throws -> [(String, String)] {
+    /// The query pairs of an `Encodable` value, flattened as `QueryEncodable` documents, with
+    /// arrays and booleans as `options` say.
+    static func pairs(of value: Encodable, encoder: JSONEncoder, options: URLEncodingOptions) throws
+        -> [(String, String)]
+    {
         let data: Data
         do {
             data = try encoder.encode(value)
@@ -82,24 +119,36 @@ enum QueryEncoding {
         }
         var pairs: [(String, String)] = []
         for key in object.keys.sorted() {
-            if let member = object[key] { flatten(member, name: key, into: &pairs) }
+            if let member = object[key] { flatten(member, name: key, options: options, into: &pairs) }
         }
         return pairs
     }
 
-    private static func flatten(_ value: JSONValue, name: String, into pairs: inout [(String, String)]) {
+    private static func flatten(
+        _ value: JSONValue, name: String, options: URLEncodingOptions, into pairs: inout [(String, String)]
+    ) {
         switch value {
         case .null: return
-        case .bool(let bool): pairs.append((name, bool ? "true" : "false"))
+        case .bool(let bool): pairs.append((name, options.bools.text(bool)))
         case .number(let number): pairs.append((name, number))
         case .string(let string): pairs.append((name, string))
         case .array(let elements):
-            for element in elements { flatten(element, name: name + "[]", into: &pairs) }
+            for (index, element) in elements.enumerated() {
+                flatten(element, name: options.arrays.name(name, index: index), options: options, into: &pairs)
+            }
         case .object(let object):
             for key in object.keys.sorted() {
-                if let member = object[key] { flatten(member, name: "\(name)[\(key)]", into: &pairs) }
+                if let member = object[key] {
+                    flatten(member, name: "\(name)[\(key)]", options: options, into: &pairs)
+                }
             }
         }
+    }
+
+    /// `name=value&…`, every name and value percent-encoded: a query, or the body of an
+    /// `application/x-www-form-urlencoded` form.
+    static func encoded(_ pairs: [(String, String)]) -> String {
+        pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
     }
 
     /// `url` with `pairs` appended to its query.
@@ -108,7 +157,7 @@ enum QueryEncoding {
         guard var components = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             throw LeashError.invalidURL(url: url.absoluteString, reason: "its query cannot be extended")
         }
-        let encoded = pairs.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&")
+        let encoded = encoded(pairs)
         if let existing = components.percentEncodedQuery, !existing.isEmpty {
             components.percentEncodedQuery = existing + "&" + encoded
         } else {

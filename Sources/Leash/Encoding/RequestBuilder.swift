@@ -35,7 +35,7 @@ enum RequestBuilder {
         request.allHTTPHeaderFields = headers.fields
         try encode(
             endpoint.parameters, method: endpoint.method, into: &request,
-            encoder: endpoint.jsonEncoder ?? manager.jsonEncoder)
+            encoder: endpoint.jsonEncoder ?? manager.jsonEncoder, options: manager.urlEncoding)
         return request
     }
 
@@ -89,16 +89,49 @@ enum RequestBuilder {
     }
 
     /// Encodes `parameters` into `request` as Leash documents (see `Endpoint`).
-    static func encode(_ parameters: Any?, method: HTTPMethod, into request: inout URLRequest, encoder: JSONEncoder)
-        throws
-    {
+    ///
+    /// `Data`, `UploadFile` and `MultipartFormData` are matched before `Encodable` (`Data`
+    /// is `Encodable`, and must not become a base64 JSON string). An `UploadFile`, and a
+    /// form larger than its `encodingMemoryThreshold`, leave `httpBody` empty and set
+    /// `Content-Length`: `streamedBody(of:for:)` tells the pipeline what to send.
+    static func encode(
+        _ parameters: Any?, method: HTTPMethod, into request: inout URLRequest, encoder: JSONEncoder,
+        options: URLEncodingOptions
+    ) throws {
         guard let parameters else { return }
         guard let url = request.url else { return }
         switch parameters {
+        case let data as Data:
+            try requireBody(method: method, type: Data.self, queryAlternative: false)
+            request.httpBody = data
+            setContentType(MIMEType.octetStream, unlessSetIn: &request)
+        case let file as UploadFile:
+            try requireBody(method: method, type: UploadFile.self, queryAlternative: false)
+            let size = try FileInspection.sizeOfReadableFile(at: file.url)
+            setContentType(file.contentType, unlessSetIn: &request)
+            request.setValue(String(size), forHTTPHeaderField: "Content-Length")
+        case let form as MultipartFormData:
+            try requireBody(method: method, type: MultipartFormData.self, queryAlternative: false)
+            let length = try form.contentLength()
+            if length <= form.encodingMemoryThreshold {
+                request.httpBody = try form.encoded(expectedLength: length)
+            } else {
+                request.setValue(String(length), forHTTPHeaderField: "Content-Length")
+            }
+            // Always the form's own: a Content-Type header with another boundary would make
+            // the body unreadable.
+            request.setValue(form.contentType, forHTTPHeaderField: "Content-Type")
+        case let form as FormURLEncoded:
+            try requireBody(method: method, type: FormURLEncoded.self, queryAlternative: false)
+            request.httpBody = try form.body(options: options)
+            setContentType(FormURLEncoded.contentType, unlessSetIn: &request)
         case let query as QueryEncodable:
-            request.url = try QueryEncoding.url(url, appending: try QueryEncoding.pairs(of: query, encoder: encoder))
+            request.url = try QueryEncoding.url(
+                url, appending: try QueryEncoding.pairs(of: query, encoder: encoder, options: options))
         case let dictionary as [String: Any] where method.encodesParametersInURL:
-            request.url = try QueryEncoding.url(url, appending: QueryEncoding.pairs(of: dictionary, method: method))
+            let pairs = try QueryEncoding.pairs(
+                of: dictionary, options: options, destination: "\(method) parameters go to the URL query")
+            request.url = try QueryEncoding.url(url, appending: pairs)
         case let body as Encodable:
             try requireBody(method: method, type: type(of: body))
             do {
@@ -106,7 +139,7 @@ enum RequestBuilder {
             } catch {
                 throw LeashError.encoding(reason: "\(type(of: body)) could not be encoded to JSON", underlying: error)
             }
-            setJSONContentType(&request)
+            setContentType("application/json", unlessSetIn: &request)
         case let dictionary as [String: Any]:
             try requireBody(method: method, type: type(of: dictionary))
             // JSONSerialization raises an Objective-C exception (a crash) for values it
@@ -122,30 +155,57 @@ enum RequestBuilder {
             } catch {
                 throw LeashError.encoding(reason: "the dictionary could not be encoded to JSON", underlying: error)
             }
-            setJSONContentType(&request)
+            setContentType("application/json", unlessSetIn: &request)
         default:
             throw LeashError.encoding(
                 reason: "parameters of type \(type(of: parameters)) are not supported; use QueryEncodable, "
-                    + "[String: CustomStringConvertible], Encodable or [String: Any], or override "
-                    + "Client.urlRequest(for:)",
+                    + "[String: CustomStringConvertible], Encodable, [String: Any], Data, UploadFile, "
+                    + "MultipartFormData or FormURLEncoded, or override Client.urlRequest(for:)",
                 underlying: nil)
         }
     }
 
-    private static func requireBody(method: HTTPMethod, type: Any.Type) throws {
+    /// A body the pipeline must send from a file, because `request` (built from
+    /// `parameters`) has none in memory; `nil` when `request` carries its whole body (or none).
+    ///
+    /// The request's `Content-Length` already holds the body's exact length.
+    static func streamedBody(of parameters: Any?, for request: URLRequest) -> StreamedBody? {
+        guard request.httpBody == nil, request.httpBodyStream == nil else { return nil }
+        switch parameters {
+        case let file as UploadFile: return .file(file.url)
+        case let form as MultipartFormData: return .multipart(form)
+        default: return nil
+        }
+    }
+
+    /// Refuses a body on GET and HEAD; the reason suggests the query when `queryAlternative`
+    /// (values that could be query parameters), another method otherwise.
+    private static func requireBody(method: HTTPMethod, type: Any.Type, queryAlternative: Bool = true) throws {
         guard method.allowsBody else {
+            let fix =
+                queryAlternative
+                ? "make it QueryEncodable (or [String: CustomStringConvertible]) to send it in the query"
+                : "send it with POST, PUT or PATCH"
             throw LeashError.encoding(
-                reason: "\(method) cannot carry a body, so \(type) cannot be sent; make it QueryEncodable (or "
-                    + "[String: CustomStringConvertible]) to send it in the query",
-                underlying: nil)
+                reason: "\(method) cannot carry a body, so \(type) cannot be sent; \(fix)", underlying: nil)
         }
     }
 
-    private static func setJSONContentType(_ request: inout URLRequest) {
+    private static func setContentType(_ type: String, unlessSetIn request: inout URLRequest) {
         if request.value(forHTTPHeaderField: "Content-Type") == nil {
-            request.setValue("application/json", forHTTPHeaderField: "Content-Type")
+            request.setValue(type, forHTTPHeaderField: "Content-Type")
         }
     }
+}
+
+/// A request body sent from a file rather than from `httpBody`.
+enum StreamedBody: Sendable {
+    /// The file of an `UploadFile`, sent as it is.
+    case file(URL)
+    /// A form too large to encode in memory: stage it in a temporary file with
+    /// `write(to:expectedLength:)` (the request's `Content-Length` as the expected length),
+    /// send that file, then remove it.
+    case multipart(MultipartFormData)
 }
 
 /// Finds what `JSONSerialization` would refuse in a `[String: Any]` body.
