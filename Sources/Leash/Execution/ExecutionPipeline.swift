@@ -471,6 +471,9 @@ final class DataStages: @unchecked Sendable {
         let body = try transfer.body(for: endpoint, request: &request)
         let destination = try transfer.destination()
         guard transfer.reportsProgress || body != .inRequest || destination != .memory else { return nil }
+        // A download's retry asks for the rest of its file: shown in the request events
+        // and interceptors see.
+        _ = TransferBodyPlan.requestRange(for: destination, in: &request)
         return TransportRequest(
             request, body: body, destination: destination, reportsProgress: transfer.reportsProgress)
     }

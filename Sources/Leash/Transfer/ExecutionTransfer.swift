@@ -53,7 +53,7 @@ final class ExecutionTransfer: @unchecked Sendable {
         }
         let prepared = try lock.withLock { () throws -> PreparedBody in
             if let body { return body }
-            let made = try PreparedBody(parameters: endpoint.parameters, stagingIn: Self.directory)
+            let made = try PreparedBody(parameters: endpoint.parameters, request: request, stagingIn: Self.directory)
             if case .file(let url, _, true) = made { ownedFiles.append(url) }
             body = made
             return made
@@ -152,20 +152,31 @@ enum PreparedBody {
     /// `isStaged` when the file was made for this execution.
     case file(URL, contentType: String?, isStaged: Bool)
 
-    init(parameters: Any?, stagingIn directory: URL) throws {
-        guard let fileBacked = parameters as? FileBackedBody else {
+    /// The body of `request`, built from `parameters`: a file-backed one (see
+    /// `RequestBuilder.streamedBody`) comes from its file, a large form is staged to a
+    /// file in `directory` first.
+    init(parameters: Any?, request: URLRequest, stagingIn directory: URL) throws {
+        switch RequestBuilder.streamedBody(of: parameters, for: request) {
+        case nil:
             self = .inRequest
-            return
+        case .file(let url):
+            self = .file(url, contentType: nil, isStaged: false)
+        case .multipart(let form):
+            let url = directory.appendingPathComponent("upload-\(UUID().uuidString).multipart")
+            do {
+                try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            } catch {
+                throw LeashError.fileAccess(
+                    reason: "the folder for staging the multipart body cannot be created", url: directory,
+                    underlying: error)
+            }
+            // The length the request announces: a form that changed since fails rather
+            // than send a body of another length.
+            let announced = request.value(forHTTPHeaderField: "Content-Length").flatMap { UInt64($0) }
+            try form.write(to: url, expectedLength: announced)
+            self = .file(url, contentType: form.contentType, isStaged: true)
         }
-        self = try fileBacked.preparedBody(stagingIn: directory)
     }
-}
-
-/// A parameter whose body is sent from a file: `UploadFile`, or a `MultipartFormData`
-/// too large to encode in memory.
-protocol FileBackedBody {
-    /// The body as the pipeline sends it, writing it into `directory` first if it must be.
-    func preparedBody(stagingIn directory: URL) throws -> PreparedBody
 }
 
 /// Which progress events are reported: the first, every one that completes the

@@ -62,11 +62,16 @@ struct TransportRequestBox: @unchecked Sendable {
 
 /// The rules of `TransportRequest.Destination` that every transport shares.
 enum TransferBodyPlan {
-    /// Asks for the rest of a partly downloaded file (unless the request names a range of
-    /// its own); returns the offset asked from (0 for everything).
+    /// Asks for the rest of a partly downloaded file; returns the offset asked from (0 for
+    /// everything). A request that already asks for the bytes from where the file ends
+    /// (the pipeline adds the header itself, so that events and interceptors see it) is
+    /// left as it is; one that names another range of its own is not resumed.
     static func requestRange(for destination: TransportRequest.Destination, in request: inout URLRequest) -> Int64 {
-        guard case .file(let url) = destination, request.value(forHTTPHeaderField: "Range") == nil else { return 0 }
+        guard case .file(let url) = destination else { return 0 }
         let offset = BodyFileWriter.existingSize(of: url)
+        if let range = request.value(forHTTPHeaderField: "Range") {
+            return offset > 0 && range == BodyFileWriter.rangeHeader(from: offset) ? offset : 0
+        }
         guard offset > 0 else { return 0 }
         request.setValue(BodyFileWriter.rangeHeader(from: offset), forHTTPHeaderField: "Range")
         return offset
