@@ -79,6 +79,10 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     private var isCompleting = false
     /// Whether the source stages (execution, transport, success/failure) are done.
     private var isSourceFinished = false
+    /// Suspended from the callback form's handle (`ExecutionControl`): no request goes out.
+    private var isSuspended = false
+    /// The request in flight (or held back while suspended), to send again on resume.
+    private var inFlight: (request: URLRequest, step: Step)?
 
     init(stages: DataStages, observer: AnyObserver<Response<Data>>) {
         self.stages = stages
@@ -96,7 +100,11 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     func begin(
         _ request: Result<URLRequest, Swift.Error>, context: ExecutionContext, generation: Int, retriesInPlace: Bool
     ) {
-        lock.withLock { self.retriesInPlace = retriesInPlace }
+        let suspended = stages.control?.attach(self) ?? false
+        lock.withLock {
+            self.retriesInPlace = retriesInPlace
+            isSuspended = suspended
+        }
         let step = Step(context: context, generation: generation)
         switch request {
         case .success(let urlRequest):
@@ -162,6 +170,12 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             failed(error, step)
             return
         }
+        let heldBack = lock.withLock { () -> Bool in
+            inFlight = (urlRequest, step)
+            return isSuspended
+        }
+        // Suspended: sent on resume.
+        if heldBack { return }
         stages.progress.send(.requestSent(transfer?.urlRequest ?? urlRequest, attempt: step.context.attempt))
         let manager = stages.client.manager
         let subscription: Disposable
@@ -179,15 +193,43 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             subscription = manager.transport.send(urlRequest).subscribe(observer)
         }
         let disposeNow = lock.withLock { () -> Bool in
-            if isDisposed || generation != step.generation { return true }
+            // Suspended while starting: stopped now, sent again on resume.
+            if isDisposed || generation != step.generation || isSuspended { return true }
             transport = subscription
             return false
         }
         if disposeNow { subscription.dispose() }
     }
 
+    /// Stops the request in flight, quietly, until `resume()` (see `ExecutionControl`).
+    func suspend() {
+        let transport = lock.withLock { () -> Disposable? in
+            if isSuspended || isDisposed { return nil }
+            isSuspended = true
+            // Only a request still waiting for its answer is stopped (and sent again).
+            guard inFlight != nil else { return nil }
+            defer { self.transport = nil }
+            return self.transport
+        }
+        stages.deadline?.pauseIdle(true)
+        transport?.dispose()
+    }
+
+    /// Sends the request that `suspend()` stopped or held back, if any.
+    func resume() {
+        let pending = lock.withLock { () -> (request: URLRequest, step: Step)? in
+            if !isSuspended || isDisposed { return nil }
+            isSuspended = false
+            return inFlight
+        }
+        stages.deadline?.pauseIdle(false)
+        guard let pending, isCurrent(pending.step) else { return }
+        send(pending.request, pending.step)
+    }
+
     /// The transport answered `step`'s request with `response`.
     fileprivate func received(_ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {
+        answered(step)
         stages.progress.send(
             .responseReceived(response.httpResponse, data: response.data, attempt: step.context.attempt))
         runSuccess(at: 0, response, urlRequest, step)
@@ -212,7 +254,15 @@ final class AttemptRun: Disposable, @unchecked Sendable {
 
     /// The transport failed `step`'s request.
     fileprivate func failed(_ error: Swift.Error, _ step: Step) {
+        answered(step)
         runFailure(at: 0, error, step)
+    }
+
+    /// The transport is done with `step`'s request: a suspend no longer stops it.
+    private func answered(_ step: Step) {
+        lock.withLock {
+            if inFlight?.step.generation == step.generation { inFlight = nil }
+        }
     }
 
     private func runSuccess(at index: Int, _ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {

@@ -134,9 +134,9 @@ open class Client: @unchecked Sendable {
         let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
         let deliveryQueue = queue ?? manager.callbackQueue
         let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
-        handle.attach(
-            ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).valueStream().subscribe(deliver)
-        )
+        var pipeline = ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer)
+        pipeline.control = handle.makeControl()
+        handle.attach(pipeline.valueStream().subscribe(deliver))
         return handle
     }
 

@@ -39,6 +39,16 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
     private var subscription: Disposable?
     private var cancelled = false
     private var finished = false
+    /// What `suspend()` and `resume()` reach, for handles of executions.
+    private var control: ExecutionControl? { lock.withLock { controlValue } }
+    private var controlValue: ExecutionControl?
+
+    /// The control of the execution this handle starts (made before it starts).
+    func makeControl() -> ExecutionControl {
+        let control = ExecutionControl()
+        lock.withLock { controlValue = control }
+        return control
+    }
 
     /// Wraps a built request.
     public convenience init(_ request: URLRequest) {
@@ -104,6 +114,26 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
 
     /// Whether `cancel()` was called.
     public var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// Pauses the execution: the request in flight is stopped (quietly: the execution
+    /// does not fail) and nothing more is sent until `resume()`. A download keeps the
+    /// bytes it has and continues from them; any other request starts over when
+    /// resumed. An idle timeout waits meanwhile; a whole-execution timeout keeps running.
+    ///
+    /// Leash does this itself on every platform rather than calling URLSession's
+    /// `suspend()`: on Linux, a suspended task that is resumed starts over and delivers
+    /// its body a second time after the bytes already received.
+    public func suspend() {
+        control?.suspend()
+    }
+
+    /// Continues a suspended execution (see `suspend()`).
+    public func resume() {
+        control?.resume()
+    }
+
+    /// Whether the execution is suspended.
+    public var isSuspended: Bool { control?.suspended ?? false }
 
     /// Same as `cancel()`.
     public func dispose() {

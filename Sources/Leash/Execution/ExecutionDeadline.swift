@@ -47,6 +47,8 @@ final class ExecutionDeadline: @unchecked Sendable {
     private var idleTimer: Disposable?
     /// When bytes last moved, on the manager's scheduler's clock.
     private var lastActivity: Date
+    /// While suspended, the idle limit waits.
+    private var isIdlePaused = false
 
     /// A deadline for `manager`'s scheduler; `start(_:)` arms it.
     init(limits: Limits, manager: Manager) {
@@ -74,6 +76,17 @@ final class ExecutionDeadline: @unchecked Sendable {
         guard limits.idle != nil else { return }
         let now = manager.scheduler.now
         lock.withLock { lastActivity = now }
+    }
+
+    /// Suspended (`true`) or resumed: the idle limit does not run while suspended, and
+    /// counts from the resume.
+    func pauseIdle(_ paused: Bool) {
+        guard limits.idle != nil else { return }
+        let now = manager.scheduler.now
+        lock.withLock {
+            isIdlePaused = paused
+            lastActivity = now
+        }
     }
 
     /// The final value of an attempt is about to be delivered: the deadline is met.
@@ -150,7 +163,7 @@ final class ExecutionDeadline: @unchecked Sendable {
         let timer = manager.deadline(after: delay) { [weak self] in
             guard let self else { return }
             let now = manager.scheduler.now
-            let remaining = lock.withLock { idle - now.timeIntervalSince(lastActivity) }
+            let remaining = lock.withLock { isIdlePaused ? idle : idle - now.timeIntervalSince(lastActivity) }
             // Within a millisecond counts as passed: the timer's resolution.
             if remaining <= 0.001 {
                 passed(idle)

@@ -44,6 +44,8 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     let interceptors: InterceptorSet
     /// What kind of execution this is: a request, an upload or a download.
     let kind: ExecutionKind
+    /// What suspends and resumes the execution (the callback forms' handle), if anything.
+    var control: ExecutionControl?
 
     init(client: Client, endpoint: Endpoint, serializer: Serializer, kind: ExecutionKind = .request) {
         self.client = client
@@ -136,7 +138,8 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     func stages(progress: ProgressSink, handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline?) -> DataStages {
         DataStages(
             client: client, endpoint: endpoint, interceptors: interceptors, progress: progress, handoff: handoff,
-            deadline: deadline, transfer: transfer(reportsProgress: progress.isReporting, deadline: deadline))
+            deadline: deadline, transfer: transfer(reportsProgress: progress.isReporting, deadline: deadline),
+            control: control)
     }
 
     /// The transfer state of one subscription, if it may need the transport's `transfer`:
@@ -375,12 +378,16 @@ final class DataStages: @unchecked Sendable {
     let deadline: ExecutionDeadline?
     /// What the subscription moves besides small bodies (files, progress), if anything.
     let transfer: ExecutionTransfer?
+    /// What suspends and resumes the execution, if anything.
+    let control: ExecutionControl?
 
     init(
         client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink,
-        handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline? = nil, transfer: ExecutionTransfer? = nil
+        handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline? = nil, transfer: ExecutionTransfer? = nil,
+        control: ExecutionControl? = nil
     ) {
         self.transfer = transfer
+        self.control = control
         self.client = client
         self.endpoint = endpoint
         self.interceptors = interceptors

@@ -37,10 +37,7 @@ extension Client {
     public func downloadExecution(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil)
         -> Observable<ExecutionEvent<URL>>
     {
-        ExecutionPipeline(
-            client: self, endpoint: endpoint, serializer: FileDestinationSerializer(destination: destination),
-            kind: .download(DownloadPlan(destination: destination, resumingFrom: partialFile))
-        ).events()
+        downloadPipeline(endpoint, to: destination, resumingFrom: partialFile).events()
     }
 
     /// The upload of `endpoint`'s body, as a stream of events: `.uploadProgress` as the
@@ -48,7 +45,21 @@ extension Client {
     public func uploadExecution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {
-        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer, kind: .upload).events()
+        uploadPipeline(endpoint, serializer: serializer).events()
+    }
+
+    private func downloadPipeline(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL?)
+        -> ExecutionPipeline<FileDestinationSerializer>
+    {
+        ExecutionPipeline(
+            client: self, endpoint: endpoint, serializer: FileDestinationSerializer(destination: destination),
+            kind: .download(DownloadPlan(destination: destination, resumingFrom: partialFile)))
+    }
+
+    private func uploadPipeline<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+        -> ExecutionPipeline<Serializer>
+    {
+        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer, kind: .upload)
     }
 
     /// The upload of `endpoint`'s body, decoding the response as `Value` (see
@@ -73,7 +84,7 @@ extension Client {
         progress: ((TransferProgress) -> Void)? = nil, completion: @escaping (Response<URL>) -> Void
     ) -> DataRequest {
         deliver(
-            downloadExecution(endpoint, to: destination, resumingFrom: partialFile), direction: .download,
+            downloadPipeline(endpoint, to: destination, resumingFrom: partialFile), direction: .download,
             endpoint: endpoint, queue: queue, progress: progress, completion: completion)
     }
 
@@ -86,19 +97,22 @@ extension Client {
         progress: ((TransferProgress) -> Void)? = nil, completion: @escaping (Response<Value>) -> Void
     ) -> DataRequest {
         deliver(
-            uploadExecution(endpoint, as: type), direction: .upload, endpoint: endpoint, queue: queue,
-            progress: progress, completion: completion)
+            uploadPipeline(endpoint, serializer: decodableSerializer(for: endpoint, as: type)), direction: .upload,
+            endpoint: endpoint, queue: queue, progress: progress, completion: completion)
     }
 
-    private func deliver<Value>(
-        _ events: Observable<ExecutionEvent<Value>>, direction: TransferDirection, endpoint: Endpoint,
-        queue: DispatchQueue?, progress: ((TransferProgress) -> Void)?, completion: @escaping (Response<Value>) -> Void
+    private func deliver<Serializer: ResponseSerializer>(
+        _ pipeline: ExecutionPipeline<Serializer>, direction: TransferDirection, endpoint: Endpoint,
+        queue: DispatchQueue?, progress: ((TransferProgress) -> Void)?,
+        completion: @escaping (Response<Serializer.SerializedObject>) -> Void
     ) -> DataRequest {
         let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
-        let delivery = TransferCallbackDelivery<Value>(
+        let delivery = TransferCallbackDelivery<Serializer.SerializedObject>(
             queue: queue ?? manager.callbackQueue, handle: handle, direction: direction, progress: progress,
             completion: completion)
-        handle.attach(events.subscribe(delivery))
+        var pipeline = pipeline
+        pipeline.control = handle.makeControl()
+        handle.attach(pipeline.events().subscribe(delivery))
         return handle
     }
 
