@@ -79,7 +79,8 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     private var isCompleting = false
     /// Whether the source stages (execution, transport, success/failure) are done.
     private var isSourceFinished = false
-    /// Suspended from the callback form's handle (`ExecutionControl`): no request goes out.
+    /// Suspended from the callback form's handle (`DataRequest.suspend()`): no request
+    /// goes out.
     private var isSuspended = false
     /// The request in flight (or held back while suspended), to send again on resume.
     private var inFlight: (request: URLRequest, step: Step)?
@@ -201,7 +202,8 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         if disposeNow { subscription.dispose() }
     }
 
-    /// Stops the request in flight, quietly, until `resume()` (see `ExecutionControl`).
+    /// Stops the request in flight, quietly, until `resume()` (see `DataRequest.suspend()`,
+    /// which says why URLSession's own `suspend()` is not used).
     func suspend() {
         let transport = lock.withLock { () -> Disposable? in
             if isSuspended || isDisposed { return nil }

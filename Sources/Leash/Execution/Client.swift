@@ -135,7 +135,7 @@ open class Client: @unchecked Sendable {
         let deliveryQueue = queue ?? manager.callbackQueue
         let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
         var pipeline = ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer)
-        pipeline.control = handle.makeControl()
+        pipeline.control = handle
         handle.attach(pipeline.valueStream().subscribe(deliver))
         return handle
     }

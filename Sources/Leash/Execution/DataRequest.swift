@@ -39,16 +39,11 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
     private var subscription: Disposable?
     private var cancelled = false
     private var finished = false
-    /// What `suspend()` and `resume()` reach, for handles of executions.
-    private var control: ExecutionControl? { lock.withLock { controlValue } }
-    private var controlValue: ExecutionControl?
-
-    /// The control of the execution this handle starts (made before it starts).
-    func makeControl() -> ExecutionControl {
-        let control = ExecutionControl()
-        lock.withLock { controlValue = control }
-        return control
-    }
+    /// Whether `suspend()` was called without `resume()` since.
+    private var suspended = false
+    /// The execution's attempt running now (each attempt attaches itself; a retry
+    /// replaces it); let go when the execution ends.
+    private var run: AttemptRun?
 
     /// Wraps a built request.
     public convenience init(_ request: URLRequest) {
@@ -90,32 +85,48 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
     /// Lets go of the execution, which ended by itself: the subscription's handlers hold
     /// this request, so keeping the subscription would keep both alive forever.
     func executionEnded() {
-        let released = lock.withLock { () -> Disposable? in
+        let released = lock.withLock { () -> (Disposable?, AttemptRun?) in
             finished = true
-            defer { subscription = nil }
-            return subscription
+            defer {
+                subscription = nil
+                run = nil
+            }
+            return (subscription, run)
         }
         // Released here, outside the lock: freeing it may run the app's deinits.
         withExtendedLifetime(released) {}
+    }
+
+    /// `run` is the execution's current attempt; returns whether it starts suspended.
+    func attach(_ run: AttemptRun) -> Bool {
+        lock.withLock {
+            if !finished && !cancelled { self.run = run }
+            return suspended
+        }
     }
 
     /// Cancels the execution: the transport's task is cancelled, and no callback starts
     /// afterwards (callbacks delivered on a queue check for cancellation just before
     /// running). Does nothing after the execution ended.
     public func cancel() {
-        let subscription = lock.withLock { () -> Disposable? in
-            guard !cancelled else { return nil }
+        let (subscription, run) = lock.withLock { () -> (Disposable?, AttemptRun?) in
+            guard !cancelled else { return (nil, nil) }
             cancelled = true
-            defer { self.subscription = nil }
-            return self.subscription
+            defer {
+                self.subscription = nil
+                self.run = nil
+            }
+            return (self.subscription, self.run)
         }
         subscription?.dispose()
+        withExtendedLifetime(run) {}
     }
 
     /// Whether `cancel()` was called.
     public var isCancelled: Bool { lock.withLock { cancelled } }
 
-    /// Pauses the execution: the request in flight is stopped (quietly: the execution
+    /// Pauses the execution (callback forms: `Client.execute`, `download`, `upload`): the
+    /// request in flight is stopped (quietly: the execution
     /// does not fail) and nothing more is sent until `resume()`. A download keeps the
     /// bytes it has and continues from them; any other request starts over when
     /// resumed. An idle timeout waits meanwhile; a whole-execution timeout keeps running.
@@ -124,16 +135,26 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
     /// `suspend()`: on Linux, a suspended task that is resumed starts over and delivers
     /// its body a second time after the bytes already received.
     public func suspend() {
-        control?.suspend()
+        let run = lock.withLock { () -> AttemptRun? in
+            if suspended { return nil }
+            suspended = true
+            return self.run
+        }
+        run?.suspend()
     }
 
     /// Continues a suspended execution (see `suspend()`).
     public func resume() {
-        control?.resume()
+        let run = lock.withLock { () -> AttemptRun? in
+            if !suspended { return nil }
+            suspended = false
+            return self.run
+        }
+        run?.resume()
     }
 
     /// Whether the execution is suspended.
-    public var isSuspended: Bool { control?.suspended ?? false }
+    public var isSuspended: Bool { lock.withLock { suspended } }
 
     /// Same as `cancel()`.
     public func dispose() {

@@ -42,7 +42,9 @@ final class ExecutionDeadline: @unchecked Sendable {
     private let manager: Manager
     private let lock = Lock()
     private var state = State.armed
-    private var onExpire: (@Sendable (TimeInterval) -> Void)?
+    /// What the deadline ends (a protocol, not a closure: one allocation less per
+    /// execution).
+    private var target: DeadlineTarget?
     private var wholeTimer: Disposable?
     private var idleTimer: Disposable?
     /// When bytes last moved, on the manager's scheduler's clock.
@@ -57,18 +59,25 @@ final class ExecutionDeadline: @unchecked Sendable {
         self.lastActivity = manager.scheduler.now
     }
 
-    /// Arms the timers; `onExpire` is called at most once, with the limit that passed,
+    /// Arms the timers; `target` is told at most once, with the limit that passed,
     /// unless the deadline is settled or cancelled first.
-    func start(onExpire: @escaping @Sendable (TimeInterval) -> Void) {
+    func start(_ target: DeadlineTarget) {
         lock.withLock {
-            self.onExpire = onExpire
+            self.target = target
             lastActivity = manager.scheduler.now
         }
+        // The timers hold the deadline until `cancel()`, which every end of the execution
+        // calls (a weak reference would cost an allocation per execution).
         if let whole = limits.whole {
-            let timer = manager.deadline(after: whole) { [weak self] in self?.passed(whole) }
+            let timer = manager.deadline(after: whole) { self.passed(whole) }
             keep(timer) { $0.wholeTimer = $1 }
         }
         if let idle = limits.idle { armIdle(after: idle) }
+    }
+
+    /// As `start(_:)`, calling `onExpire`.
+    func start(onExpire: @escaping @Sendable (TimeInterval) -> Void) {
+        start(DeadlineAction(onExpire))
     }
 
     /// Bytes moved (or a head arrived): the idle limit counts from now.
@@ -116,7 +125,7 @@ final class ExecutionDeadline: @unchecked Sendable {
                 return nil
             case .passedWhileSettled(let seconds):
                 state = .over
-                onExpire = nil
+                target = nil
                 return seconds
             case .armed, .over:
                 return nil
@@ -129,20 +138,23 @@ final class ExecutionDeadline: @unchecked Sendable {
 
     /// The execution is over: the timers stop and let go of what they hold.
     func cancel() {
-        lock.withLock {
+        let target = lock.withLock { () -> DeadlineTarget? in
             state = .over
-            onExpire = nil
+            defer { self.target = nil }
+            return self.target
         }
         cancelTimers()
+        // Let go of outside the lock: freeing it may free the execution.
+        withExtendedLifetime(target) {}
     }
 
     private func passed(_ seconds: TimeInterval) {
-        let onExpire = lock.withLock { () -> (@Sendable (TimeInterval) -> Void)? in
+        let target = lock.withLock { () -> DeadlineTarget? in
             switch state {
             case .armed:
                 state = .over
-                defer { self.onExpire = nil }
-                return self.onExpire
+                defer { self.target = nil }
+                return self.target
             case .settled:
                 state = .passedWhileSettled(seconds)
                 return nil
@@ -150,9 +162,9 @@ final class ExecutionDeadline: @unchecked Sendable {
                 return nil
             }
         }
-        guard let onExpire else { return }
+        guard let target else { return }
         cancelTimers()
-        onExpire(seconds)
+        target.deadlinePassed(seconds)
     }
 
     /// Arms the idle timer for `delay` from now; when it fires, it fires the limit if no
@@ -160,15 +172,16 @@ final class ExecutionDeadline: @unchecked Sendable {
     /// not one per chunk of a long transfer).
     private func armIdle(after delay: TimeInterval) {
         guard let idle = limits.idle else { return }
-        let timer = manager.deadline(after: delay) { [weak self] in
-            guard let self else { return }
-            let now = manager.scheduler.now
-            let remaining = lock.withLock { isIdlePaused ? idle : idle - now.timeIntervalSince(lastActivity) }
+        let timer = manager.deadline(after: delay) {
+            let now = self.manager.scheduler.now
+            let remaining = self.lock.withLock {
+                self.isIdlePaused ? idle : idle - now.timeIntervalSince(self.lastActivity)
+            }
             // Within a millisecond counts as passed: the timer's resolution.
             if remaining <= 0.001 {
-                passed(idle)
+                self.passed(idle)
             } else {
-                armIdle(after: remaining)
+                self.armIdle(after: remaining)
             }
         }
         keep(timer) { $0.idleTimer = $1 }
@@ -185,13 +198,33 @@ final class ExecutionDeadline: @unchecked Sendable {
     }
 
     private func cancelTimers() {
-        let timers = lock.withLock { () -> [Disposable?] in
+        let (whole, idle) = lock.withLock { () -> (Disposable?, Disposable?) in
             defer {
                 wholeTimer = nil
                 idleTimer = nil
             }
-            return [wholeTimer, idleTimer]
+            return (wholeTimer, idleTimer)
         }
-        for timer in timers { timer?.dispose() }
+        whole?.dispose()
+        idle?.dispose()
+    }
+}
+
+/// What an execution's deadline ends.
+protocol DeadlineTarget: AnyObject, Sendable {
+    /// The limit of `seconds` passed.
+    func deadlinePassed(_ seconds: TimeInterval)
+}
+
+/// A deadline target that runs a closure.
+private final class DeadlineAction: DeadlineTarget {
+    let action: @Sendable (TimeInterval) -> Void
+
+    init(_ action: @escaping @Sendable (TimeInterval) -> Void) {
+        self.action = action
+    }
+
+    func deadlinePassed(_ seconds: TimeInterval) {
+        action(seconds)
     }
 }

@@ -45,7 +45,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// What kind of execution this is: a request, an upload or a download.
     let kind: ExecutionKind
     /// What suspends and resumes the execution (the callback forms' handle), if anything.
-    var control: ExecutionControl?
+    var control: DataRequest?
 
     init(client: Client, endpoint: Endpoint, serializer: Serializer, kind: ExecutionKind = .request) {
         self.client = client
@@ -378,13 +378,13 @@ final class DataStages: @unchecked Sendable {
     let deadline: ExecutionDeadline?
     /// What the subscription moves besides small bodies (files, progress), if anything.
     let transfer: ExecutionTransfer?
-    /// What suspends and resumes the execution, if anything.
-    let control: ExecutionControl?
+    /// What suspends and resumes the execution (the callback forms' handle), if anything.
+    let control: DataRequest?
 
     init(
         client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink,
         handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline? = nil, transfer: ExecutionTransfer? = nil,
-        control: ExecutionControl? = nil
+        control: DataRequest? = nil
     ) {
         self.transfer = transfer
         self.control = control

@@ -90,7 +90,7 @@ private struct ValueUnwrapper<Downstream: ObserverType>: ObserverType {
 /// if it has one, is held here too: it ends the stream with `LeashError.timeout` and
 /// cancels upstream; it is let go as soon as the stream ends.
 private final class SerializingObserver<Serializer: ResponseSerializer, Downstream: ObserverType>: ObserverType,
-    Disposable, TimeLimited, OutcomeObserver, @unchecked Sendable
+    Disposable, DeadlineTarget, OutcomeObserver, @unchecked Sendable
 where Downstream.Element == Response<Serializer.SerializedObject> {
     // @unchecked: `upstream` is behind `lock`, `isStopped` is atomic; the rest is immutable.
     private let pipeline: ExecutionPipeline<Serializer>
@@ -144,8 +144,6 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     /// Ends the stream with `LeashError.timeout` when `deadline` passes, unless the stream
     /// ended or the deadline was met before.
     func startDeadline(_ deadline: ExecutionDeadline) {
-        // Through a non-generic protocol: the closure must not capture generic types.
-        let target: TimeLimited = self
         let disposeNow = lock.withLock { () -> Bool in
             if isStopped.load() != 0 { return true }
             self.deadline = deadline
@@ -155,7 +153,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
             deadline.cancel()
             return
         }
-        deadline.start { seconds in target.deadlinePassed(seconds) }
+        deadline.start(self)
     }
 
     /// Holds the upstream subscription, to cancel it; disposes it at once if the stream
@@ -199,12 +197,6 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         if disposingUpstream { upstream?.dispose() } else { withExtendedLifetime(upstream) {} }
         stages.release()
     }
-}
-
-/// Something an execution's deadline ends.
-private protocol TimeLimited: AnyObject, Sendable {
-    /// The deadline, `seconds` after the start, passed.
-    func deadlinePassed(_ seconds: TimeInterval)
 }
 
 /// Something that takes the data stages' outcomes.

@@ -111,7 +111,7 @@ extension Client {
             queue: queue ?? manager.callbackQueue, handle: handle, direction: direction, progress: progress,
             completion: completion)
         var pipeline = pipeline
-        pipeline.control = handle.makeControl()
+        pipeline.control = handle
         handle.attach(pipeline.events().subscribe(delivery))
         return handle
     }
