@@ -26,7 +26,11 @@ let package = Package(
         // root package is untouched (it never looks inside Benchmarks/), and the two targets
         // of the same name never meet in one build graph because the root's is not reachable
         // from any product this package uses.
-        .target(name: "LoopbackServer", path: "Sources/LoopbackServer"),
+        .target(name: "LoopbackServer", dependencies: ["LeashDigest"], path: "Sources/LoopbackServer"),
+        // The server's SHA-256, compiled again here the same way (a symlink to
+        // `../../Sources/LeashDigest`). Using the root's `LeashInterceptors` product here would
+        // bring the root's `LeashDigest` into the same graph: then depend on that instead.
+        .target(name: "LeashDigest", path: "Sources/LeashDigest"),
         // Counts heap allocations by interposing the malloc family (glibc); see its source.
         .target(name: "MallocCounter", path: "Sources/MallocCounter"),
         .executableTarget(
