@@ -32,6 +32,9 @@ extension LoopbackServer {
     ///   `Content-Type` and whether it was chunked. With `?sha256=0` it does not hash (and
     ///   answers `"sha256": ""`): hashing runs at about 200 MB/s in a release build, the
     ///   transport at about 1 GB/s, so upload benchmarks skip it.
+    /// - `POST /multipart`: parses a `multipart/form-data` body as it arrives and answers
+    ///   `ReceivedMultipart` (each part's name, file name, content type, length, SHA-256
+    ///   and, for short text fields, value); a malformed form gets a 400 whose JSON says why.
     ///
     /// `Expect: 100-continue` is answered with `100 Continue` when a route starts reading
     /// the body. Malformed parameters (`/status/abc`, `/large/-1`, `/bytes/1?chunked=yes`)
@@ -59,6 +62,7 @@ extension LoopbackServer {
         },
         Route(method: "GET", path: "/bytes/*", handler: generatedBytes),
         Route(method: nil, path: "/upload", streamingHandler: receiveUpload),
+        Route(method: "POST", path: "/multipart", streamingHandler: receiveMultipart),
     ]
 
     /// The body of `GET /json`.
