@@ -26,11 +26,13 @@ let package = Package(
         // root package is untouched (it never looks inside Benchmarks/), and the two targets
         // of the same name never meet in one build graph because the root's is not reachable
         // from any product this package uses.
-        .target(name: "LoopbackServer", dependencies: ["LeashDigest"], path: "Sources/LoopbackServer"),
-        // The server's SHA-256, compiled again here the same way (a symlink to
-        // `../../Sources/LeashDigest`). Using the root's `LeashInterceptors` product here would
-        // bring the root's `LeashDigest` into the same graph: then depend on that instead.
-        .target(name: "LeashDigest", path: "Sources/LeashDigest"),
+        // The server imports the root's `LeashDigest` target. That target cannot be compiled
+        // again here like the server (SwiftPM refuses a second target of that name, since a
+        // library product of the root, `LeashInterceptors`, contains it), and it is no product
+        // of its own: `LeashInterceptors` brings it.
+        .target(
+            name: "LoopbackServer", dependencies: [.product(name: "LeashInterceptors", package: "Leash")],
+            path: "Sources/LoopbackServer"),
         // Counts heap allocations by interposing the malloc family (glibc); see its source.
         .target(name: "MallocCounter", path: "Sources/MallocCounter"),
         .executableTarget(
