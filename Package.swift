@@ -21,8 +21,10 @@ let package = Package(
         .target(name: "RxTesting", dependencies: ["Rx"]),
         .target(name: "Leash", dependencies: ["Rx"]),
         .target(name: "RxLeash", dependencies: ["Leash", "Rx"]),
-        .target(name: "LeashInterceptors", dependencies: ["Leash", "Rx"]),
-        .target(name: "LoopbackServer"),
+        .target(name: "LeashInterceptors", dependencies: ["Leash", "Rx", "LeashDigest"]),
+        // SHA-256, shared by the disk cache, the loopback server and the tests that check transfers.
+        .target(name: "LeashDigest"),
+        .target(name: "LoopbackServer", dependencies: ["LeashDigest"]),
         // The narrated tour of Leash (`swift run leash-tour`), with its API on a loopback server.
         .executableTarget(
             name: "leash-tour",
@@ -34,7 +36,7 @@ let package = Package(
         .target(name: "LeashExamples", dependencies: ["Leash", "RxLeash"], path: "Playgrounds/Examples"),
         // Helpers shared by the Leash test targets (a loopback server per test, leak checks).
         .target(
-            name: "LeashTestSupport", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer"],
+            name: "LeashTestSupport", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer", "LeashDigest"],
             path: "Tests/LeashTestSupport"),
         .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
         .testTarget(
@@ -46,8 +48,10 @@ let package = Package(
             name: "LeashInterceptorsTests",
             dependencies: [
                 "LeashInterceptors", "RxLeash", "Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport",
+                "LeashDigest",
             ]),
-        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer"]),
+        .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "LeashDigest"]),
+        .testTarget(name: "LeashDigestTests", dependencies: ["LeashDigest"]),
         .testTarget(
             name: "LeashExamplesTests",
             dependencies: ["LeashExamples", "RxLeash", "Leash", "Rx", "RxTesting", "LeashTestSupport"]),

@@ -26,7 +26,13 @@ let package = Package(
         // root package is untouched (it never looks inside Benchmarks/), and the two targets
         // of the same name never meet in one build graph because the root's is not reachable
         // from any product this package uses.
-        .target(name: "LoopbackServer", path: "Sources/LoopbackServer"),
+        // The server imports the root's `LeashDigest` target. That target cannot be compiled
+        // again here like the server (SwiftPM refuses a second target of that name, since a
+        // library product of the root, `LeashInterceptors`, contains it), and it is no product
+        // of its own: `LeashInterceptors` brings it.
+        .target(
+            name: "LoopbackServer", dependencies: [.product(name: "LeashInterceptors", package: "Leash")],
+            path: "Sources/LoopbackServer"),
         // Counts heap allocations by interposing the malloc family (glibc); see its source.
         .target(name: "MallocCounter", path: "Sources/MallocCounter"),
         .executableTarget(

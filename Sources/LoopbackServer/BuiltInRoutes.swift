@@ -13,8 +13,32 @@ extension LoopbackServer {
     /// - `/hang`: no answer until the client disconnects or the server stops.
     /// - `/large/{bytes}`: a 200 `application/octet-stream` body of that many bytes (at most
     ///   1 GiB), byte `i` being `i % 256`.
+    /// - `GET /bytes/{n}`: n bytes (up to 4 TiB) of `patternByte(at:)`, generated as they are
+    ///   written (never held in memory), `application/octet-stream` with `Content-Length`,
+    ///   `Accept-Ranges: bytes` and `ETag: "pattern-{n}"`. `Range: bytes=a-`, `bytes=a-b` and
+    ///   `bytes=-k` get a 206 with `Content-Range`; a range starting at or past n gets a 416
+    ///   with `Content-Range: bytes */n` (see `LoopbackResponse.acceptsRanges`). Query
+    ///   options, combinable:
+    ///   - `ignoreRange=1`: a 200 with the whole body whatever the `Range`, and no
+    ///     `Accept-Ranges`;
+    ///   - `dropAfter=K`: the connection closes after K body bytes of this response, the
+    ///     head having announced them all;
+    ///   - `chunked=1`: `Transfer-Encoding: chunked` (chunks of 64 KB, or of `chunk`)
+    ///     instead of `Content-Length`;
+    ///   - `chunk=S&interval=MS`: S bytes, then a pause of MS milliseconds, repeatedly;
+    ///   - `status=C` (200…599): that status with the same (whole) body.
+    /// - `/upload`, any method: reads the body as it arrives (`Content-Length` or chunked,
+    ///   any size, no memory held) and answers `ReceivedUpload`: its length, SHA-256,
+    ///   `Content-Type` and whether it was chunked. With `?sha256=0` it does not hash (and
+    ///   answers `"sha256": ""`): hashing runs at about 200 MB/s in a release build, the
+    ///   transport at about 1 GB/s, so upload benchmarks skip it.
+    /// - `POST /multipart`: parses a `multipart/form-data` body as it arrives and answers
+    ///   `ReceivedMultipart` (each part's name, file name, content type, length, SHA-256
+    ///   and, for short text fields, value); a malformed form gets a 400 whose JSON says why.
     ///
-    /// Malformed parameters (`/status/abc`, `/large/-1`) answer 400.
+    /// `Expect: 100-continue` is answered with `100 Continue` when a route starts reading
+    /// the body. Malformed parameters (`/status/abc`, `/large/-1`, `/bytes/1?chunked=yes`)
+    /// answer 400.
     public static let builtInRoutes: [Route] = [
         Route(method: "GET", path: "/json", response: .json(Data(sampleJSON.utf8))),
         Route(method: nil, path: "/echo", handler: echo),
@@ -36,6 +60,9 @@ extension LoopbackServer {
             return LoopbackResponse(
                 headers: ["Content-Type": "application/octet-stream"], body: patternBytes(count: count))
         },
+        Route(method: "GET", path: "/bytes/*", handler: generatedBytes),
+        Route(method: nil, path: "/upload", streamingHandler: receiveUpload),
+        Route(method: "POST", path: "/multipart", streamingHandler: receiveMultipart),
     ]
 
     /// The body of `GET /json`.
@@ -87,6 +114,36 @@ extension LoopbackServer {
                 queryItems: request.queryItems.map { EchoedRequest.QueryItem(name: $0.name, value: $0.value) },
                 headers: headers, body: request.bodyText, bodyBase64: request.body.base64EncodedString(),
                 connectionID: request.connectionID))
+    }
+
+    /// `GET /bytes/{n}` and its query options.
+    private static func generatedBytes(_ request: LoopbackRequest) -> LoopbackResponse {
+        guard let length = lastInteger(request, in: 0...(1 << 42)) else { return .status(400) }
+        var invalid = false
+        func option(_ name: String, in range: ClosedRange<Int>) -> Int? {
+            guard let text = request.queryValue(name) else { return nil }
+            guard let value = Int(text), range.contains(value) else {
+                invalid = true
+                return nil
+            }
+            return value
+        }
+        let ignoreRange = option("ignoreRange", in: 0...1) == 1
+        let dropAfter = option("dropAfter", in: 0...Int.max)
+        let chunked = option("chunked", in: 0...1) == 1
+        let trickleBytes = option("chunk", in: 1...(1 << 30))
+        let interval = option("interval", in: 0...600_000)
+        let status = option("status", in: 200...599)
+        guard !invalid else { return .status(400) }
+
+        var response = LoopbackResponse.pattern(length: length).acceptingRanges(!ignoreRange)
+        if let dropAfter { response = response.droppingConnection(afterBodyBytes: dropAfter) }
+        if chunked { response = response.chunked(size: trickleBytes ?? 64 * 1024) }
+        if let trickleBytes {
+            response = response.trickled(bytes: trickleBytes, every: TimeInterval(interval ?? 0) / 1000)
+        }
+        if let status { response.status = status }
+        return response
     }
 
     private static func lastInteger(_ request: LoopbackRequest, in range: ClosedRange<Int>) -> Int? {

@@ -1,11 +1,11 @@
 import Foundation
 
-/// One accepted connection, served on its own thread with blocking reads: parse a
-/// request, call its handler, write the response, repeat while the connection is kept alive.
-/// Only this thread touches the connection's buffers; the descriptor is closed through
-/// `ServerCore.connectionEnded(_:)`.
+/// One accepted connection, served on its own thread with blocking reads: parse a head,
+/// read or stream its body, call the route's handler, write the response, repeat while the
+/// connection is kept alive. Only this thread touches the connection's buffers; the
+/// descriptor is closed through `ServerCore.connectionEnded(_:)`.
 final class Connection {
-    private enum Outcome {
+    enum Outcome {
         /// The response went out and the connection stays open.
         case keepAlive
         /// The response went out and the server closes the connection.
@@ -14,23 +14,42 @@ final class Connection {
         case gone
     }
 
-    /// The body of the answer to a malformed request.
-    private struct FailureBody: Encodable {
-        let error: String
-        let reason: String
-        let status: Int
+    /// The body of a request being read, and how reading it went.
+    private struct BodyState {
+        var decoder: RequestBodyDecoder
+        /// Whether the client waits for `100 Continue` before sending the body.
+        var awaitsContinue: Bool
+        /// Why reading stopped, if it failed.
+        var failure: BodyFailure?
+    }
+
+    private enum BodyFailure {
+        case disconnected
+        case malformed(ParseFailure)
     }
 
     private static let readSize = 64 * 1024
-    /// Responses up to this size go out in one write with their head.
-    private static let coalesceLimit = 64 * 1024
+    /// The size of the buffer responses are assembled in (head and body pieces together).
+    static let writeSize = 256 * 1024
+    /// While a response waits (`delay`, trickle pauses), at most this much of what the
+    /// client sends meanwhile is buffered; the rest is dropped (see `inputDiscarded`).
+    private static let maxBufferedWhileWaiting = 4 * 1024 * 1024
+    /// The largest body an ordinary (not streaming) route receives (413 beyond).
+    static let maxBufferedBodyBytes = 512 * 1024 * 1024
 
-    private let fd: Int32
+    let fd: Int32
     private let id: Int
-    private let core: ServerCore
+    let core: ServerCore
     private var buffer = InputBuffer()
     private var parser = HTTPRequestParser()
+    private var body = BodyState(decoder: RequestBodyDecoder(framing: .length(0)), awaitsContinue: false)
+    /// Whether bytes from the client were dropped while waiting: the connection then closes
+    /// after the response.
+    private var inputDiscarded = false
     private let readChunk: UnsafeMutableRawBufferPointer
+    /// Where responses are assembled; allocated on the first response (of its pages, only
+    /// those that responses reach are ever touched).
+    private var writeStorage: UnsafeMutableRawBufferPointer?
 
     init(fd: Int32, id: Int, core: ServerCore) {
         self.fd = fd
@@ -41,6 +60,15 @@ final class Connection {
 
     deinit {
         readChunk.deallocate()
+        writeStorage?.deallocate()
+    }
+
+    /// The buffer responses are assembled in.
+    var writeBuffer: UnsafeMutableRawBufferPointer {
+        if let writeStorage { return writeStorage }
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.writeSize, alignment: 16)
+        writeStorage = storage
+        return storage
     }
 
     func run() {
@@ -53,32 +81,14 @@ final class Connection {
             switch parser.advance(&buffer) {
             case .needMore:
                 guard readMore() else {
-                    if parser.hasPartialRequest(buffer) { core.clientDisconnected() }
-                    return
-                }
-            case .sendContinue:
-                guard write(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else {
-                    core.clientDisconnected()
+                    if parser.hasPartialHead(buffer) { core.clientDisconnected() }
                     return
                 }
             case .failure(let failure):
-                core.badRequest()
-                let response = LoopbackResponse.json(
-                    FailureBody(
-                        error: LoopbackResponse.reasonPhrase(for: failure.status), reason: failure.reason,
-                        status: failure.status),
-                    status: failure.status)
-                if writeResponse(response, isHead: false, keepAlive: false) {
-                    lingeringClose()
-                }
+                answer(failure)
                 return
-            case .request(let head, let body):
-                let request = LoopbackRequest(
-                    method: head.method, target: head.target, headers: head.headers, body: body,
-                    httpVersion: head.version, connectionID: id)
-                let handler = core.beginRequest(request)
-                let response = handler(request)
-                switch deliver(response, for: head) {
+            case .head(let head, let framing):
+                switch handle(head, framing: framing) {
                 case .keepAlive:
                     continue
                 case .close:
@@ -91,6 +101,78 @@ final class Connection {
         }
     }
 
+    /// Reads the body as the route wants it, runs the route and answers.
+    private func handle(_ head: RequestHead, framing: BodyFraming) -> Outcome {
+        var request = LoopbackRequest(
+            method: head.method, target: head.target, headers: head.headers, httpVersion: head.version,
+            connectionID: id)
+        let route = core.route(method: request.method, path: request.path)
+        body = BodyState(
+            decoder: RequestBodyDecoder(framing: framing),
+            awaitsContinue: head.minorVersion >= 1 && head.headers.containsToken("100-continue", in: "Expect"))
+        let response: LoopbackResponse
+        if let streamingHandler = route.streamingHandler {
+            core.requestStarted(request)
+            let reader = LoopbackBodyReader(connection: self, framing: framing)
+            response = streamingHandler(request, reader)
+            reader.close()
+        } else {
+            guard let data = readBufferedBody(framing) else { return bodyFailed() }
+            request.body = data
+            core.requestStarted(request)
+            response = route.handler(request)
+        }
+        guard body.failure == nil else { return bodyFailed() }
+        let outcome = deliver(response, for: head, bodyUnread: !body.decoder.isFinished)
+        return outcome == .keepAlive && inputDiscarded ? .close : outcome
+    }
+
+    /// The whole body for an ordinary route, or nil when reading it failed (see `body.failure`).
+    private func readBufferedBody(_ framing: BodyFraming) -> Data? {
+        let tooLarge = ParseFailure(status: 413, reason: "request body larger than 512 MB")
+        if case .length(let length) = framing, length > Self.maxBufferedBodyBytes {
+            body.failure = .malformed(tooLarge)
+            return nil
+        }
+        var data = Data()
+        do {
+            while try readBodyRun({ run in
+                guard data.count + run.count <= Self.maxBufferedBodyBytes else { throw tooLarge }
+                data.append(contentsOf: run)
+            }) {}
+        } catch let failure as ParseFailure {
+            body.failure = .malformed(failure)
+        } catch {
+            // `readBodyRun` recorded why in `body.failure`.
+        }
+        return body.failure == nil ? data : nil
+    }
+
+    /// Ends a request whose body could not be read: a 400 (or 413, 431) for a malformed one,
+    /// nothing for a client that left.
+    private func bodyFailed() -> Outcome {
+        switch body.failure {
+        case .malformed(let failure):
+            answer(failure)
+        case .disconnected, nil:
+            core.clientDisconnected()
+        }
+        return .gone
+    }
+
+    /// Answers a request the server cannot serve with `failure`'s status and reason, then
+    /// closes the connection.
+    private func answer(_ failure: ParseFailure) {
+        core.badRequest()
+        let response = LoopbackResponse.failure(status: failure.status, reason: failure.reason)
+        let plan = ResponsePlan(response, method: "GET", requestHeaders: [:])
+        if write(plan, isHead: false, keepAlive: false) == .close {
+            lingeringClose()
+        }
+    }
+
+    // MARK: - Reading
+
     /// Reads more bytes into the buffer; false once the client is gone.
     private func readMore() -> Bool {
         switch Socket.read(fd, into: readChunk) {
@@ -102,48 +184,81 @@ final class Connection {
         }
     }
 
-    private func deliver(_ response: LoopbackResponse, for head: RequestHead) -> Outcome {
+    /// Hands the next run of the current request's body to `consume` (valid during the call).
+    /// - Returns: false at the end of the body.
+    /// - Throws: `LoopbackBodyError` when the client left or the framing is malformed (and
+    ///   records why, for `handle`), or what `consume` throws.
+    /// Whether the current request's body has been read to its end.
+    var isBodyFinished: Bool { body.decoder.isFinished }
+
+    func readBodyRun(_ consume: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+        switch body.failure {
+        case .disconnected: throw LoopbackBodyError.clientDisconnected
+        case .malformed(let failure): throw LoopbackBodyError.malformed(reason: failure.reason)
+        case nil: break
+        }
+        while true {
+            switch body.decoder.next(&buffer) {
+            case .bytes(let count):
+                core.requestBodyReceived(count)
+                defer { buffer.skip(count) }
+                try buffer.withFront(count, consume)
+                return true
+            case .end:
+                return false
+            case .needMore:
+                if body.awaitsContinue && buffer.isEmpty {
+                    body.awaitsContinue = false
+                    guard writeAll(Array("HTTP/1.1 100 Continue\r\n\r\n".utf8)) else {
+                        body.failure = .disconnected
+                        throw LoopbackBodyError.clientDisconnected
+                    }
+                    core.continueSent()
+                }
+                guard readMore() else {
+                    body.failure = .disconnected
+                    throw LoopbackBodyError.clientDisconnected
+                }
+            case .failure(let failure):
+                body.failure = .malformed(failure)
+                throw LoopbackBodyError.malformed(reason: failure.reason)
+            }
+        }
+    }
+
+    // MARK: - Answering
+
+    private func deliver(_ response: LoopbackResponse, for head: RequestHead, bodyUnread: Bool) -> Outcome {
         if response.delay > 0 {
             guard waitForClient(seconds: response.delay) else { return .gone }
         }
-        let keepAlive = head.wantsKeepAlive && !response.closeAfterResponse
-        let isHead = head.method == "HEAD"
+        let keepAlive = head.wantsKeepAlive && !response.closeAfterResponse && !bodyUnread && !inputDiscarded
         switch response.delivery {
         case .hang:
             _ = waitForClient(seconds: nil)
             return .gone
         case .garbage:
             let bytes = response.body.isEmpty ? LoopbackResponse.defaultGarbage : response.body
-            return write(Array(bytes)) ? .close : disconnected()
-        case .closeMidBody:
-            var truncated = response
-            if truncated.body.count < 2 { truncated.body = Data(repeating: UInt8(ascii: "x"), count: 1024) }
-            var bytes = responseHead(of: truncated, framing: .length(truncated.body.count), keepAlive: false)
-            bytes.append(contentsOf: truncated.body.prefix(truncated.body.count / 2))
-            return write(bytes) ? .close : disconnected()
-        case .chunked(let chunkSize):
-            guard writeChunked(response, chunkSize: chunkSize, isHead: isHead, keepAlive: keepAlive) else {
-                return disconnected()
-            }
-            return keepAlive ? .keepAlive : .close
-        case .contentLength:
-            guard writeResponse(response, isHead: isHead, keepAlive: keepAlive) else { return disconnected() }
-            return keepAlive ? .keepAlive : .close
+            return writeAll(Array(bytes)) ? .close : disconnected()
+        case .closeMidBody, .chunked, .contentLength:
+            let plan = ResponsePlan(response, method: head.method, requestHeaders: head.headers)
+            let isHead = head.method == "HEAD" && response.delivery != .closeMidBody
+            return write(plan, isHead: isHead, keepAlive: keepAlive && response.delivery != .closeMidBody)
         }
     }
 
-    private func disconnected() -> Outcome {
+    func disconnected() -> Outcome {
         core.clientDisconnected()
         return .gone
     }
 
     // MARK: - Waiting
 
-    /// Waits `seconds` (forever if nil) while watching the connection, buffering anything
-    /// the client pipelines meanwhile.
+    /// Waits `seconds` (forever if nil) while watching the connection, buffering (up to a
+    /// limit) anything the client sends meanwhile.
     /// - Returns: true when the time passed; false when the client disconnected (counted)
     ///   or the server stopped.
-    private func waitForClient(seconds: TimeInterval?) -> Bool {
+    func waitForClient(seconds: TimeInterval?) -> Bool {
         let deadline = seconds.map { Socket.monotonicNanoseconds() + UInt64(min($0, 1_000_000) * 1e9) }
         while true {
             var timeout: Int32 = -1
@@ -157,6 +272,14 @@ final class Connection {
                 continue
             case .failed:
                 return false
+            case .readable where buffer.count >= Self.maxBufferedWhileWaiting:
+                // Enough is buffered: drop the rest (still watching for a disconnect), and close
+                // the connection after this response, its input stream being broken.
+                guard case .data = Socket.read(fd, into: readChunk) else {
+                    core.clientDisconnected()
+                    return false
+                }
+                inputDiscarded = true
             case .readable:
                 guard readMore() else {
                     core.clientDisconnected()
@@ -187,78 +310,15 @@ final class Connection {
         }
     }
 
-    // MARK: - Writing
+    // MARK: - Raw writes
 
-    private enum Framing {
-        case length(Int)
-        case chunked
-        case none
-    }
-
-    private func writeResponse(_ response: LoopbackResponse, isHead: Bool, keepAlive: Bool) -> Bool {
-        let hasBody = Self.statusAllowsBody(response.status)
-        var bytes = responseHead(
-            of: response, framing: hasBody ? .length(response.body.count) : .none, keepAlive: keepAlive)
-        guard hasBody, !isHead, !response.body.isEmpty else { return write(bytes) }
-        if response.body.count <= Self.coalesceLimit {
-            bytes.append(contentsOf: response.body)
-            return write(bytes)
-        }
-        return write(bytes) && write(response.body)
-    }
-
-    private func writeChunked(_ response: LoopbackResponse, chunkSize: Int, isHead: Bool, keepAlive: Bool) -> Bool {
-        let hasBody = Self.statusAllowsBody(response.status)
-        var bytes = responseHead(of: response, framing: hasBody ? .chunked : .none, keepAlive: keepAlive)
-        guard hasBody, !isHead else { return write(bytes) }
-        var offset = response.body.startIndex
-        while offset < response.body.endIndex {
-            let end = response.body.index(offset, offsetBy: max(1, chunkSize), limitedBy: response.body.endIndex)
-            let chunk = response.body[offset..<(end ?? response.body.endIndex)]
-            bytes.append(contentsOf: Array("\(String(chunk.count, radix: 16))\r\n".utf8))
-            bytes.append(contentsOf: chunk)
-            bytes.append(contentsOf: [0x0D, 0x0A])
-            guard write(bytes) else { return false }
-            bytes.removeAll(keepingCapacity: true)
-            offset = end ?? response.body.endIndex
-        }
-        bytes.append(contentsOf: Array("0\r\n\r\n".utf8))
-        return write(bytes)
-    }
-
-    private func responseHead(of response: LoopbackResponse, framing: Framing, keepAlive: Bool) -> [UInt8] {
-        var text = "HTTP/1.1 \(response.status) \(LoopbackResponse.reasonPhrase(for: response.status))\r\n"
-        for field in response.headers
-        where !["Content-Length", "Transfer-Encoding", "Connection"].contains(where: {
-            LoopbackHeaders.namesMatch($0, field.name)
-        }) {
-            text += "\(Self.sanitized(field.name)): \(Self.sanitized(field.value))\r\n"
-        }
-        switch framing {
-        case .length(let length): text += "Content-Length: \(length)\r\n"
-        case .chunked: text += "Transfer-Encoding: chunked\r\n"
-        case .none: break
-        }
-        text += keepAlive ? "Connection: keep-alive\r\n\r\n" : "Connection: close\r\n\r\n"
-        return Array(text.utf8)
-    }
-
-    /// Whether a response with `status` may carry a body (not 1xx, 204 or 304).
-    private static func statusAllowsBody(_ status: Int) -> Bool {
-        !(100..<200).contains(status) && status != 204 && status != 304
-    }
-
-    /// A header name or value without CR or LF, so a handler cannot break the framing.
-    private static func sanitized(_ text: String) -> String {
-        text.contains(where: { $0 == "\r" || $0 == "\n" || $0 == "\r\n" })
-            ? String(text.filter { $0 != "\r" && $0 != "\n" && $0 != "\r\n" }) : text
-    }
-
-    private func write(_ bytes: [UInt8]) -> Bool {
+    /// Writes `bytes` whole; false when the client is gone.
+    func writeAll(_ bytes: [UInt8]) -> Bool {
         bytes.withUnsafeBytes { Socket.writeAll(fd, $0) == nil }
     }
 
-    private func write(_ data: Data) -> Bool {
-        data.withUnsafeBytes { Socket.writeAll(fd, $0) == nil }
+    /// Writes `bytes` whole; false when the client is gone.
+    func writeAll(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        Socket.writeAll(fd, bytes) == nil
     }
 }

@@ -38,6 +38,13 @@ struct InputBuffer {
         start += count
     }
 
+    /// Calls `body` with the first `count` unconsumed bytes, without consuming them.
+    func withFront<Result>(_ count: Int, _ body: (UnsafeRawBufferPointer) throws -> Result) rethrows -> Result {
+        try bytes.withUnsafeBytes { all in
+            try body(UnsafeRawBufferPointer(rebasing: all[start..<start + count]))
+        }
+    }
+
     /// The offset of the first `byte` at or after `offset`, or nil.
     func firstIndex(of byte: UInt8, from offset: Int) -> Int? {
         var index = start + offset
@@ -70,160 +77,53 @@ struct ParseFailure: Error, Equatable {
     let reason: String
 }
 
-/// An incremental HTTP/1.1 request parser: feed it the connection's buffer after every
-/// read; it consumes a request's bytes and never scans a byte twice (10 MB bodies stay linear).
+/// An incremental parser of request heads: feed it the connection's buffer after every
+/// read; it consumes a head's bytes and never scans a byte twice. The body that follows is
+/// read by a `RequestBodyDecoder` for the framing the head announced.
 struct HTTPRequestParser {
-    /// The parser's progress through the current request.
+    /// The parser's progress through the current head.
     enum Step {
         /// More bytes are needed.
         case needMore
-        /// The head asked for `Expect: 100-continue` and the body has not arrived yet.
-        case sendContinue
-        /// A whole request.
-        case request(RequestHead, Data)
+        /// A whole head; its body (if any) follows in the buffer.
+        case head(RequestHead, BodyFraming)
         /// The request is malformed or unsupported.
         case failure(ParseFailure)
     }
 
     /// The largest request line plus header fields accepted (431 beyond).
     static let maxHeadBytes = 64 * 1024
-    /// The largest request body accepted (413 beyond).
-    static let maxBodyBytes = 512 * 1024 * 1024
 
-    private enum State {
-        case head(scanned: Int)
-        case fixedBody(length: Int)
-        case chunkSize
-        case chunkData(remaining: Int)
-        case chunkDataEnd
-        case trailers
+    private var scanned = 0
+
+    /// Whether part of a head has been received (a client closing now leaves it unanswered).
+    func hasPartialHead(_ buffer: InputBuffer) -> Bool {
+        !buffer.isEmpty
     }
 
-    private var state = State.head(scanned: 0)
-    private var head: RequestHead?
-    private var body: [UInt8] = []
-    private var continueSent = false
-
-    /// Whether part of a request has been received (a client closing now leaves it unanswered).
-    func hasPartialRequest(_ buffer: InputBuffer) -> Bool {
-        if case .head = state { return !buffer.isEmpty }
-        return true
-    }
-
-    /// Consumes as much of `buffer` as it can and says what happened.
+    /// Consumes a head from `buffer` if a whole one is there, and says what happened.
     mutating func advance(_ buffer: inout InputBuffer) -> Step {
-        while true {
-            switch state {
-            case .head(let scanned):
-                // Clients may send stray CRLFs between requests (RFC 9112 §2.2).
-                while !buffer.isEmpty && (buffer[0] == 0x0D || buffer[0] == 0x0A) && scanned == 0 {
-                    buffer.skip(1)
-                }
-                guard let headLength = headEnd(buffer, scanned: scanned) else {
-                    if buffer.count > Self.maxHeadBytes {
-                        return .failure(ParseFailure(status: 431, reason: "request head larger than 64 KB"))
-                    }
-                    state = .head(scanned: max(0, buffer.count - 3))
-                    return .needMore
-                }
-                guard headLength <= Self.maxHeadBytes else {
-                    return .failure(ParseFailure(status: 431, reason: "request head larger than 64 KB"))
-                }
-                let headBytes = buffer.take(headLength)
-                let parsed: RequestHead
-                let framing: Framing
-                do throws(ParseFailure) {
-                    parsed = try Self.parseHead(headBytes)
-                    framing = try Self.framing(of: parsed.headers)
-                } catch {
-                    return .failure(error)
-                }
-                head = parsed
-                body = []
-                continueSent = false
-                switch framing {
-                case .length(0):
-                    return finish()
-                case .length(let length):
-                    guard length <= Self.maxBodyBytes else {
-                        return .failure(ParseFailure(status: 413, reason: "request body larger than 512 MB"))
-                    }
-                    state = .fixedBody(length: length)
-                case .chunked:
-                    state = .chunkSize
-                }
-            case .fixedBody(let length):
-                guard buffer.count >= length else { return continueOrWait(buffer) }
-                body = Array(buffer.take(length))
-                return finish()
-            case .chunkSize:
-                guard let lineEnd = buffer.firstIndex(of: 0x0A, from: 0) else {
-                    if buffer.count > 4096 {
-                        return .failure(ParseFailure(status: 400, reason: "chunk size line too long"))
-                    }
-                    return continueOrWait(buffer)
-                }
-                let line = buffer.take(lineEnd + 1)
-                guard let size = Self.chunkSize(line) else {
-                    return .failure(ParseFailure(status: 400, reason: "malformed chunk size"))
-                }
-                if size == 0 {
-                    state = .trailers
-                } else {
-                    guard body.count + size <= Self.maxBodyBytes else {
-                        return .failure(ParseFailure(status: 413, reason: "request body larger than 512 MB"))
-                    }
-                    state = .chunkData(remaining: size)
-                }
-            case .chunkData(let remaining):
-                guard !buffer.isEmpty else { return continueOrWait(buffer) }
-                let count = min(remaining, buffer.count)
-                body.append(contentsOf: buffer.take(count))
-                state = count == remaining ? .chunkDataEnd : .chunkData(remaining: remaining - count)
-            case .chunkDataEnd:
-                guard buffer.count >= 1 else { return .needMore }
-                if buffer[0] == 0x0A {
-                    buffer.skip(1)
-                } else if buffer[0] == 0x0D {
-                    guard buffer.count >= 2 else { return .needMore }
-                    guard buffer[1] == 0x0A else {
-                        return .failure(ParseFailure(status: 400, reason: "chunk data not followed by CRLF"))
-                    }
-                    buffer.skip(2)
-                } else {
-                    return .failure(ParseFailure(status: 400, reason: "chunk data longer than its size"))
-                }
-                state = .chunkSize
-            case .trailers:
-                guard let lineEnd = buffer.firstIndex(of: 0x0A, from: 0) else {
-                    if buffer.count > Self.maxHeadBytes {
-                        return .failure(ParseFailure(status: 431, reason: "trailer fields too large"))
-                    }
-                    return .needMore
-                }
-                let line = buffer.take(lineEnd + 1)
-                if line.count == 1 || (line.count == 2 && line.first == 0x0D) {
-                    return finish()
-                }
-            }
+        // Clients may send stray CRLFs between requests (RFC 9112 §2.2).
+        while !buffer.isEmpty && (buffer[0] == 0x0D || buffer[0] == 0x0A) && scanned == 0 {
+            buffer.skip(1)
         }
-    }
-
-    private mutating func finish() -> Step {
-        state = .head(scanned: 0)
-        let request = Step.request(head ?? RequestHead.empty, Data(body))
-        head = nil
-        body = []
-        return request
-    }
-
-    /// `.sendContinue` once, when the client waits for it before sending its body.
-    private mutating func continueOrWait(_ buffer: InputBuffer) -> Step {
-        guard !continueSent, let head, buffer.isEmpty, head.minorVersion >= 1,
-            head.headers.containsToken("100-continue", in: "Expect")
-        else { return .needMore }
-        continueSent = true
-        return .sendContinue
+        guard let headLength = headEnd(buffer, scanned: scanned) else {
+            if buffer.count > Self.maxHeadBytes {
+                return .failure(ParseFailure(status: 431, reason: "request head larger than 64 KB"))
+            }
+            scanned = max(0, buffer.count - 3)
+            return .needMore
+        }
+        scanned = 0
+        guard headLength <= Self.maxHeadBytes else {
+            return .failure(ParseFailure(status: 431, reason: "request head larger than 64 KB"))
+        }
+        do throws(ParseFailure) {
+            let head = try Self.parseHead(buffer.take(headLength))
+            return .head(head, try Self.framing(of: head.headers))
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// The length of the head including its blank line, or nil if the blank line has not
@@ -239,12 +139,7 @@ struct HTTPRequestParser {
         return nil
     }
 
-    private enum Framing {
-        case length(Int)
-        case chunked
-    }
-
-    private static func framing(of headers: LoopbackHeaders) throws(ParseFailure) -> Framing {
+    static func framing(of headers: LoopbackHeaders) throws(ParseFailure) -> BodyFraming {
         let transferEncodings = headers.values(for: "Transfer-Encoding")
         let lengths = headers.values(for: "Content-Length")
         if !transferEncodings.isEmpty {
@@ -271,23 +166,6 @@ struct HTTPRequestParser {
             }
         }
         return .length(length ?? 0)
-    }
-
-    private static func chunkSize(_ line: ArraySlice<UInt8>) -> Int? {
-        var size = 0
-        var digits = 0
-        for byte in line {
-            if let value = LoopbackRequest.hexValue(byte) {
-                guard digits < 15 else { return nil }
-                size = size << 4 | Int(value)
-                digits += 1
-            } else if byte == UInt8(ascii: ";") || byte == 0x0D || byte == 0x0A || byte == 0x20 || byte == 0x09 {
-                break
-            } else {
-                return nil
-            }
-        }
-        return digits > 0 ? size : nil
     }
 
     static func parseHead(_ bytes: ArraySlice<UInt8>) throws(ParseFailure) -> RequestHead {
@@ -367,8 +245,4 @@ struct HTTPRequestParser {
             return Array("!#$%&'*+-.^_`|~".utf8).contains(byte)
         }
     }
-}
-
-extension RequestHead {
-    static let empty = RequestHead(method: "GET", target: "/", version: "HTTP/1.1", minorVersion: 1, headers: [:])
 }

@@ -16,8 +16,9 @@ public struct LoopbackRequest: Sendable {
     public let queryItems: [URLQueryItem]
     /// The header fields in the order sent, with case-insensitive lookup.
     public let headers: LoopbackHeaders
-    /// The body, de-chunked when it was sent with `Transfer-Encoding: chunked`.
-    public let body: Data
+    /// The body, de-chunked when it was sent with `Transfer-Encoding: chunked`; empty for a
+    /// streaming route, whose handler reads the body through a `LoopbackBodyReader`.
+    public internal(set) var body: Data
     /// The protocol version from the request line, `HTTP/1.1` or `HTTP/1.0`.
     public let httpVersion: String
     /// The server-assigned id of the connection the request came on (1, 2, … per server).

@@ -5,6 +5,18 @@ import Foundation
 /// The server frames the response itself: it writes `Content-Length` (or
 /// `Transfer-Encoding: chunked`) and `Connection`, and ignores those fields in `headers`.
 /// Behaviours combine: `.json(value).delayed(by: 0.2).chunked(size: 8)`.
+///
+/// A body can also be produced while it is written (`generated(length:fill:)`,
+/// `pattern(length:)`), so that gigabytes cost no memory, and any body can answer `Range`
+/// requests (`acceptingRanges()`), stop early (`droppingConnection(afterBodyBytes:)`) or
+/// trickle out (`trickled(bytes:every:)`):
+///
+/// ```swift
+/// // A download that breaks after 1 MB, then answers the client's Range request.
+/// server.routeSequence(
+///     method: "GET", path: "/file",
+///     [.pattern(length: 4 << 20).droppingConnection(afterBodyBytes: 1 << 20), .pattern(length: 4 << 20)])
+/// ```
 public struct LoopbackResponse: Sendable {
     /// How the response goes on the wire.
     public enum Delivery: Sendable, Equatable {
@@ -13,7 +25,8 @@ public struct LoopbackResponse: Sendable {
         /// `Transfer-Encoding: chunked`, the body split into chunks of at most `chunkSize` bytes.
         case chunked(chunkSize: Int)
         /// The head announces `Content-Length` of the whole body, but only the first half of
-        /// the body is sent before the connection closes (a body of at least 2 bytes is used).
+        /// the body is sent before the connection closes (a body of at least 2 bytes is used;
+        /// a shorter `body` without `generatedBody` is replaced by 1,024 bytes of `x`).
         case closeMidBody
         /// `body` is written raw, with no status line or headers, and the connection closes.
         case garbage
@@ -26,8 +39,21 @@ public struct LoopbackResponse: Sendable {
     public var status: Int
     /// Header fields to send besides the framing fields the server writes itself.
     public var headers: LoopbackHeaders
-    /// The body.
+    /// The body (unless `generatedBody` is set).
     public var body: Data
+    /// A body produced while it is written; when set, it replaces `body`.
+    public var generatedBody: GeneratedBody?
+    /// Whether the response answers `Range: bytes=…` requests: it then says
+    /// `Accept-Ranges: bytes`, and a 200 to a `GET` or `HEAD` with a single byte range becomes
+    /// a `206 Partial Content` with that range (a `416` with `Content-Range: bytes */length`
+    /// when the range starts past the end). A `Range` with several ranges, or an `If-Range`
+    /// that does not match the `ETag` header, gets the whole body.
+    public var acceptsRanges: Bool
+    /// When set, the connection closes after this many body bytes of the response (counted
+    /// after any `Range`), though the head announced them all.
+    public var dropAfterBodyBytes: Int?
+    /// When set, the body goes out in pieces with pauses between them.
+    public var trickle: Trickle?
     /// Seconds to wait before answering. The wait watches the connection, so a client that
     /// disconnects meanwhile is counted in `clientDisconnectCount`; other connections are
     /// never blocked.
@@ -49,6 +75,10 @@ public struct LoopbackResponse: Sendable {
         self.delay = delay
         self.delivery = delivery
         self.closeAfterResponse = closeAfterResponse
+        generatedBody = nil
+        acceptsRanges = false
+        dropAfterBodyBytes = nil
+        trickle = nil
     }
 
     // MARK: - Bodies
@@ -177,6 +207,17 @@ public struct LoopbackResponse: Sendable {
         500: "Internal Server Error", 501: "Not Implemented", 502: "Bad Gateway", 503: "Service Unavailable",
         504: "Gateway Timeout", 505: "HTTP Version Not Supported", 511: "Network Authentication Required",
     ]
+
+    /// The answer to a request the server refuses: `{"error":"Bad Request","reason":…,"status":400}`.
+    static func failure(status: Int, reason: String) -> LoopbackResponse {
+        json(FailureBody(error: reasonPhrase(for: status), reason: reason, status: status), status: status)
+    }
+
+    private struct FailureBody: Encodable {
+        let error: String
+        let reason: String
+        let status: Int
+    }
 
     private struct ErrorBody: Encodable {
         let error: String

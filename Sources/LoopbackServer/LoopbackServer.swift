@@ -26,7 +26,8 @@ public final class LoopbackServer: Sendable {
     /// The server's counters, read together at one instant.
     public struct Counters: Sendable, Equatable {
         /// Requests received whole and answered by a route or with 404 (malformed ones are
-        /// not counted). Counted before the handler runs.
+        /// not counted). Counted before the handler runs; for a streaming route, as soon as
+        /// its head has arrived.
         public var requestCount = 0
         /// Connections accepted.
         public var connectionCount = 0
@@ -38,6 +39,14 @@ public final class LoopbackServer: Sendable {
         public var badRequestCount = 0
         /// Connections open right now; not reset by `resetCounters()`.
         public var openConnectionCount = 0
+        /// Request body bytes received (de-chunked), by ordinary and streaming routes alike,
+        /// counted as they arrive.
+        public var requestBodyBytes = 0
+        /// Response body bytes written (heads and chunk framing not counted), counted as
+        /// they are handed to the socket.
+        public var responseBodyBytes = 0
+        /// `100 Continue` interim responses sent.
+        public var continueCount = 0
 
         /// Creates counters, all zero.
         public init() {}
@@ -132,6 +141,15 @@ public final class LoopbackServer: Sendable {
         route(Route(method: method, path: path, handler: handler))
     }
 
+    /// Adds a streaming route answering `method` (nil: any) on `path`: `streamingHandler`
+    /// reads the body as it arrives (see `LoopbackBodyReader`); see `route(_:)`.
+    @discardableResult
+    public func route(
+        _ method: String? = nil, _ path: String, streamingHandler: @escaping LoopbackServer.Route.StreamingHandler
+    ) -> RouteID {
+        route(Route(method: method, path: path, streamingHandler: streamingHandler))
+    }
+
     /// Adds a route answering `method` (nil: any) on `path` with `response`; see `route(_:)`.
     @discardableResult
     public func route(_ method: String? = nil, _ path: String, response: LoopbackResponse) -> RouteID {
@@ -184,15 +202,25 @@ public final class LoopbackServer: Sendable {
     /// Connections open right now.
     public var openConnectionCount: Int { counters.openConnectionCount }
 
-    /// Sets every counter to zero except `openConnectionCount`.
+    /// Sets every counter to zero except `openConnectionCount`, and empties `requestLog`.
     public func resetCounters() {
         core.state.update { state in
             let open = state.counters.openConnectionCount
             state.counters = Counters()
             state.counters.openConnectionCount = open
             state.countersGeneration += 1
+            state.requestLog.removeAll()
         }
     }
+
+    /// The heads of the last `requestLogCapacity` requests counted in `requestCount`,
+    /// oldest first, without their bodies.
+    public var requestLog: [LoggedRequest] {
+        core.state.withLock { state in Array(state.requestLog.suffix(Self.requestLogCapacity)) }
+    }
+
+    /// How many requests `requestLog` keeps.
+    public static let requestLogCapacity = 1000
 
     /// Blocks until `condition` holds for the counters, or `timeout` seconds pass.
     ///

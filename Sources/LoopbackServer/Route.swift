@@ -5,15 +5,35 @@ extension LoopbackServer {
     /// percent-encoded). It is exact unless it contains `*`, which matches any run of
     /// characters, `/` included: `/status/*` matches `/status/404`, `/users/*/posts`
     /// matches `/users/7/posts`, `*` matches every path.
+    ///
+    /// An ordinary route's handler gets the request with its whole body in
+    /// `LoopbackRequest.body` (at most 512 MB; 413 beyond). A streaming route's handler gets
+    /// the body as it arrives, through a `LoopbackBodyReader`, and no `body`:
+    ///
+    /// ```swift
+    /// let upload = LoopbackServer.Route.streaming("PUT", "/files/*") { request, body in
+    ///     var hasher = SHA256()
+    ///     do { try body.readToEnd { hasher.update($0) } } catch { return .status(400) }
+    ///     return .text(hasher.finalizeHex())
+    /// }
+    /// ```
     public struct Route: Sendable {
+        /// What a streaming route runs: the request (with an empty `body`) and its body as it arrives.
+        public typealias StreamingHandler = @Sendable (LoopbackRequest, LoopbackBodyReader) -> LoopbackResponse
+
         /// The method to match (compared case-sensitively, as HTTP does), or nil for any.
         /// A `GET` route also answers `HEAD`, without the body.
         public let method: String?
         /// The path pattern.
         public let path: String
         /// Computes the response. Runs on the connection's own thread, never under a lock;
-        /// it may block (other connections carry on) and may call the server.
+        /// it may block (other connections carry on) and may call the server. For a streaming
+        /// route it runs `streamingHandler` over the request's `body` held in memory, so that a
+        /// test can call it without a server.
         public let handler: @Sendable (LoopbackRequest) -> LoopbackResponse
+        /// For a streaming route, the handler the server runs with the body as it arrives; nil
+        /// for an ordinary route. Runs like `handler`.
+        public let streamingHandler: StreamingHandler?
 
         /// Creates a route answering with `handler`.
         public init(
@@ -22,6 +42,16 @@ extension LoopbackServer {
             self.method = method
             self.path = path
             self.handler = handler
+            streamingHandler = nil
+        }
+
+        /// Creates a streaming route: `streamingHandler` reads the request body as it arrives
+        /// (see `LoopbackBodyReader`) and the server never holds it whole.
+        public init(method: String? = nil, path: String, streamingHandler: @escaping StreamingHandler) {
+            self.method = method
+            self.path = path
+            handler = { request in streamingHandler(request, LoopbackBodyReader(data: request.body)) }
+            self.streamingHandler = streamingHandler
         }
 
         /// Creates a route answering every request with `response`.
@@ -48,6 +78,13 @@ extension LoopbackServer {
             _ path: String, handler: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse
         ) -> Route {
             Route(method: nil, path: path, handler: handler)
+        }
+
+        /// A streaming route for `method` (nil: any); see `init(method:path:streamingHandler:)`.
+        public static func streaming(
+            _ method: String? = nil, _ path: String, handler: @escaping StreamingHandler
+        ) -> Route {
+            Route(method: method, path: path, streamingHandler: handler)
         }
 
         /// Whether this route answers `method` on `path`.

@@ -31,6 +31,8 @@ struct ServerState: Sendable {
     var nextRouteID = 0
     /// The built-in routes, tried after the user's.
     var builtInRoutes: [LoopbackServer.Route] = []
+    /// The latest requests, oldest first; trimmed to the capacity in batches.
+    var requestLog: [LoopbackServer.LoggedRequest] = []
 }
 
 /// The server's shared core: the listener, the accept loop and the state. The public
@@ -182,19 +184,56 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Counts a request and picks the handler that answers it.
-    func beginRequest(_ request: LoopbackRequest) -> @Sendable (LoopbackRequest) -> LoopbackResponse {
+    /// The route that answers `method` on `path`: the latest added one that matches, else a
+    /// built-in one, else a route answering 404.
+    func route(method: String, path: String) -> LoopbackServer.Route {
+        state.withLock { state in
+            for registered in state.routes.reversed() where registered.route.matches(method: method, path: path) {
+                return registered.route
+            }
+            for route in state.builtInRoutes where route.matches(method: method, path: path) {
+                return route
+            }
+            return Self.notFound
+        }
+    }
+
+    private static let notFound = LoopbackServer.Route(method: nil, path: "*", response: .status(404))
+
+    /// Counts a request about to be answered and logs its head.
+    func requestStarted(_ request: LoopbackRequest) {
+        let logged = LoopbackServer.LoggedRequest(request)
         state.update { state in
             state.counters.requestCount += 1
             state.countersGeneration += 1
-            for registered in state.routes.reversed()
-            where registered.route.matches(method: request.method, path: request.path) {
-                return registered.route.handler
+            state.requestLog.append(logged)
+            if state.requestLog.count >= 2 * LoopbackServer.requestLogCapacity {
+                state.requestLog.removeFirst(state.requestLog.count - LoopbackServer.requestLogCapacity)
             }
-            for route in state.builtInRoutes where route.matches(method: request.method, path: request.path) {
-                return route.handler
-            }
-            return { _ in .status(404) }
+        }
+    }
+
+    /// Counts request body bytes received.
+    func requestBodyReceived(_ count: Int) {
+        state.update { state in
+            state.counters.requestBodyBytes += count
+            state.countersGeneration += 1
+        }
+    }
+
+    /// Counts response body bytes written.
+    func responseBodyWritten(_ count: Int) {
+        state.update { state in
+            state.counters.responseBodyBytes += count
+            state.countersGeneration += 1
+        }
+    }
+
+    /// Counts a `100 Continue` sent.
+    func continueSent() {
+        state.update { state in
+            state.counters.continueCount += 1
+            state.countersGeneration += 1
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import LeashDigest
 
 /// A `DataStore` on disk: one file per key in `directory`, which is created when the
 /// first body is saved.

@@ -76,14 +76,21 @@ final class RawClient {
     }
 
     func send(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try send($0) }
+    }
+
+    func send(_ data: Data) throws {
+        try data.withUnsafeBytes { try send($0) }
+    }
+
+    func send(_ bytes: UnsafeRawBufferPointer) throws {
+        guard let base = bytes.baseAddress else { return }
         var offset = 0
         while offset < bytes.count {
             #if canImport(Glibc)
-                let written = bytes[offset...].withUnsafeBytes {
-                    Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
-                }
+                let written = Glibc.send(fd, base + offset, bytes.count - offset, Int32(MSG_NOSIGNAL))
             #else
-                let written = bytes[offset...].withUnsafeBytes { Darwin.send(fd, $0.baseAddress, $0.count, 0) }
+                let written = Darwin.send(fd, base + offset, bytes.count - offset, 0)
             #endif
             if written < 0 {
                 if errno == EINTR { continue }
@@ -91,6 +98,13 @@ final class RawClient {
             }
             offset += written
         }
+    }
+
+    /// Sends `bytes` as one chunk of a chunked body (empty: the last chunk).
+    func sendChunk(_ bytes: Data) throws {
+        try send("\(String(bytes.count, radix: 16))\r\n")
+        try send(bytes)
+        try send("\r\n")
     }
 
     /// Sends end of stream; the socket stays open for reading.
@@ -119,22 +133,9 @@ final class RawClient {
 
     /// Reads one response; `forHead` skips the body as a HEAD response has none.
     func readResponse(forHead: Bool = false) throws -> RawResponse {
-        let headEnd = try readUntil(Array("\r\n\r\n".utf8))
-        let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
-        buffer.removeFirst(headEnd + 4)
-        var lines = headText.components(separatedBy: "\r\n")
-        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
-        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
-            throw RawClientError.malformedResponse(headText)
-        }
-        var headers = LoopbackHeaders()
-        for line in lines {
-            guard let colon = line.firstIndex(of: ":") else { throw RawClientError.malformedResponse(headText) }
-            headers.add(
-                name: String(line[..<colon]),
-                value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
-        }
-        var response = RawResponse(status: status, headers: headers, body: [], wasChunked: false, chunkSizes: [])
+        var response = try readHead()
+        let status = response.status
+        let headers = response.headers
         if forHead || status == 204 || status == 304 || (100..<200).contains(status) { return response }
         if headers["Transfer-Encoding"]?.lowercased() == "chunked" {
             response.wasChunked = true
@@ -160,6 +161,63 @@ final class RawClient {
             response.body = try readUntilClose()
         }
         return response
+    }
+
+    /// Reads one response and decodes its body as JSON.
+    func readJSON<Value: Decodable>(_ type: Value.Type) throws -> Value {
+        try JSONDecoder().decode(type, from: Data(try readResponse().body))
+    }
+
+    /// Reads a response's status line and header fields, leaving its body unread.
+    func readHead() throws -> RawResponse {
+        let headEnd = try readUntil(Array("\r\n\r\n".utf8))
+        let headText = String(decoding: buffer[..<headEnd], as: UTF8.self)
+        buffer.removeFirst(headEnd + 4)
+        var lines = headText.components(separatedBy: "\r\n")
+        let statusLine = lines.removeFirst().split(separator: " ", maxSplits: 2)
+        guard statusLine.count >= 2, statusLine[0].hasPrefix("HTTP/1."), let status = Int(statusLine[1]) else {
+            throw RawClientError.malformedResponse(headText)
+        }
+        var headers = LoopbackHeaders()
+        for line in lines {
+            guard let colon = line.firstIndex(of: ":") else { throw RawClientError.malformedResponse(headText) }
+            headers.add(
+                name: String(line[..<colon]),
+                value: line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces))
+        }
+        return RawResponse(status: status, headers: headers, body: [], wasChunked: false, chunkSizes: [])
+    }
+
+    /// Reads up to `count` body bytes (a `Content-Length` body after `readHead()`), handing
+    /// them to `consume` as they arrive without keeping them.
+    /// - Returns: how many arrived before the count was reached or the server closed.
+    @discardableResult
+    func readBody(count: Int, _ consume: (ArraySlice<UInt8>) throws -> Void = { _ in }) throws -> Int {
+        var received = min(count, buffer.count)
+        if received > 0 {
+            try consume(buffer[..<received])
+            buffer.removeFirst(received)
+        }
+        var chunk = [UInt8](repeating: 0, count: 256 * 1024)
+        while received < count {
+            let wanted = min(chunk.count, count - received)
+            let got = chunk.withUnsafeMutableBytes { recv(fd, $0.baseAddress, wanted, 0) }
+            if got == 0 { break }
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw RawClientError.receiveFailed(errno: errno)
+            }
+            try consume(chunk[..<got])
+            received += got
+        }
+        return received
+    }
+
+    /// The bytes that arrive next (what is buffered, else one read); empty at end of stream.
+    func receiveAvailable() throws -> [UInt8] {
+        if buffer.isEmpty { _ = try receive() }
+        defer { buffer.removeAll() }
+        return buffer
     }
 
     /// Reads until the server closes the connection; returns everything not yet consumed.
