@@ -30,6 +30,7 @@ let package = Package(
             name: "leash-tour",
             dependencies: [
                 "LeashExamples", "Leash", "RxLeash", "LeashInterceptors", "Rx", "RxTesting", "LoopbackServer",
+                "LeashDigest",
             ],
             path: "Playgrounds/LeashTour"),
         // What the tour and the example tests share: the example API and a view model.

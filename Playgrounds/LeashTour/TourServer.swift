@@ -31,10 +31,14 @@ enum TourServer {
         [
             .get("/users") { request in
                 guard let term = request.queryValue("q")?.lowercased(), !term.isEmpty else { return .json(users) }
-                return .json(
+                // Searches take a moment, as on a real server: a search replaced by the next
+                // keystroke (the pipelines step) is still in flight when it is cancelled,
+                // however fast the loopback answers.
+                return LoopbackResponse.json(
                     users.filter { user in
                         [user.name, user.username, user.email].contains { $0.lowercased().contains(term) }
-                    })
+                    }
+                ).delayed(by: 0.05)
             },
             .get("/users/*") { request in
                 guard let id = request.pathComponents.last.flatMap({ Int($0) }),

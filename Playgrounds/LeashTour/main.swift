@@ -54,6 +54,7 @@ if let client = tour.setup() {
     tour.pipelines(client)
     tour.tokenRefresh()
     tour.cancellation(client)
+    tour.transfers(client)
 }
 tour.viewModelInVirtualTime()
 exit(tour.finish() ? 0 : 1)
