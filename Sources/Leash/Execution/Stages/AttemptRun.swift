@@ -93,7 +93,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     private var interceptors: InterceptorSet { stages.interceptors }
 
     /// One attempt's step: its context and generation.
-    fileprivate struct Step {
+    struct Step {
         let context: ExecutionContext
         let generation: Int
     }
@@ -230,7 +230,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     }
 
     /// The transport answered `step`'s request with `response`.
-    fileprivate func received(_ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {
+    func received(_ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {
         answered(step)
         stages.progress.send(
             .responseReceived(response.httpResponse, data: response.data, attempt: step.context.attempt))
@@ -239,7 +239,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
 
     /// The transport reported bytes moving for `step`'s request: the idle limit starts
     /// over, and the progress is reported (throttled).
-    fileprivate func transferred(_ event: TransportEvent, _ step: Step) {
+    func transferred(_ event: TransportEvent, _ step: Step) {
         stages.deadline?.recordActivity()
         guard let transfer = stages.transfer, transfer.reportsProgress, stages.progress.isReporting,
             isCurrent(step)
@@ -255,7 +255,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     }
 
     /// The transport failed `step`'s request.
-    fileprivate func failed(_ error: Swift.Error, _ step: Step) {
+    func failed(_ error: Swift.Error, _ step: Step) {
         answered(step)
         runFailure(at: 0, error, step)
     }
@@ -425,76 +425,5 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         guard !lock.withLock({ isDisposed }) else { return }
         output.onError(error)
         dispose()
-    }
-}
-
-/// Receives the transport's answer to one attempt's request: a response goes to the
-/// success interceptors, a failure to the failure interceptors, and a completion without
-/// a response is a failure. One object per request, instead of a closure per event and a
-/// separate flag.
-private final class TransportObserver: ObserverType, @unchecked Sendable {
-    // @unchecked: immutable but for `responded`, an atomic.
-    typealias Element = TransportResponse
-
-    private let run: AttemptRun
-    private let request: URLRequest
-    private let step: AttemptRun.Step
-    /// 1 once the response arrived (a transport's completion alone is not one).
-    private let responded = AtomicInt(0)
-
-    init(run: AttemptRun, request: URLRequest, step: AttemptRun.Step) {
-        self.run = run
-        self.request = request
-        self.step = step
-    }
-
-    func on(_ event: Event<TransportResponse>) {
-        switch event {
-        case .next(let response):
-            responded.store(1)
-            run.received(response, request, step)
-        case .error(let error):
-            run.failed(error, step)
-        case .completed:
-            if responded.load() == 0 {
-                run.failed(LeashError.invalidResponse(reason: "the transport completed without a response"), step)
-            }
-        }
-    }
-}
-
-/// Receives the events of one attempt's transfer: progress goes to the run's progress
-/// (and resets the idle limit), the complete response to the success interceptors, a
-/// failure to the failure interceptors.
-private final class TransferObserver: ObserverType, @unchecked Sendable {
-    // @unchecked: immutable but for `responded`, an atomic.
-    typealias Element = TransportEvent
-
-    private let run: AttemptRun
-    private let request: URLRequest
-    private let step: AttemptRun.Step
-    /// 1 once the response is complete.
-    private let responded = AtomicInt(0)
-
-    init(run: AttemptRun, request: URLRequest, step: AttemptRun.Step) {
-        self.run = run
-        self.request = request
-        self.step = step
-    }
-
-    func on(_ event: Event<TransportEvent>) {
-        switch event {
-        case .next(.completed(let response)):
-            responded.store(1)
-            run.received(response, request, step)
-        case .next(let progress):
-            run.transferred(progress, step)
-        case .error(let error):
-            run.failed(error, step)
-        case .completed:
-            if responded.load() == 0 {
-                run.failed(LeashError.invalidResponse(reason: "the transport completed without a response"), step)
-            }
-        }
     }
 }

@@ -1,0 +1,52 @@
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Progress of an execution, whatever its value type (see `ExecutionEvent`).
+enum ExecutionProgress: @unchecked Sendable {
+    // URLRequest/HTTPURLResponse/Data are immutable values here.
+    case requestPrepared(URLRequest, attempt: Int)
+    case requestSent(URLRequest, attempt: Int)
+    case responseReceived(HTTPURLResponse, data: Data, attempt: Int)
+    case retrying(attempt: Int)
+    case uploadProgress(TransferProgress)
+    case downloadProgress(TransferProgress)
+}
+
+extension ExecutionEvent {
+    init(progress: ExecutionProgress) {
+        switch progress {
+        case .requestPrepared(let request, let attempt): self = .requestPrepared(request, attempt: attempt)
+        case .requestSent(let request, let attempt): self = .requestSent(request, attempt: attempt)
+        case .responseReceived(let response, let data, let attempt):
+            self = .responseReceived(response, data: data, attempt: attempt)
+        case .retrying(let attempt): self = .retrying(attempt: attempt)
+        case .uploadProgress(let progress): self = .uploadProgress(progress)
+        case .downloadProgress(let progress): self = .downloadProgress(progress)
+        }
+    }
+}
+
+/// Where the data stages report progress; not generic, so that they need not be.
+final class ProgressSink: @unchecked Sendable {
+    // @unchecked: immutable; the handler feeds a `SerialObserver`, which is thread-safe.
+    private let handler: ((ExecutionProgress) -> Void)?
+
+    /// A sink that reports to `handler`, or drops progress if it is `nil`.
+    init(_ handler: ((ExecutionProgress) -> Void)?) {
+        self.handler = handler
+    }
+
+    func send(_ progress: ExecutionProgress) {
+        handler?(progress)
+    }
+
+    /// Drops all progress (for the forms that report none).
+    static let none = ProgressSink(nil)
+
+    /// Whether progress goes anywhere.
+    var isReporting: Bool { handler != nil }
+}
