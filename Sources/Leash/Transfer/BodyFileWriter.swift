@@ -57,7 +57,9 @@ final class BodyFileWriter {
             offset = requestedOffset
         }
         do {
-            try handle.truncate(atOffset: UInt64(offset))
+            // Only a file longer than what it keeps is cut (not every file can be truncated:
+            // a device cannot, and needs not be).
+            if Self.existingSize(of: url) != offset { try handle.truncate(atOffset: UInt64(offset)) }
             try handle.seek(toOffset: UInt64(offset))
         } catch {
             try? handle.close()

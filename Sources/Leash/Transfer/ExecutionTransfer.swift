@@ -53,6 +53,7 @@ final class ExecutionTransfer: @unchecked Sendable {
         }
         let prepared = try lock.withLock { () throws -> PreparedBody in
             if let body { return body }
+            if isReleased { throw LeashError.cancelled }
             let made = try PreparedBody(parameters: endpoint.parameters, request: request, stagingIn: Self.directory)
             if case .file(let url, _, true) = made { ownedFiles.append(url) }
             body = made
@@ -74,6 +75,8 @@ final class ExecutionTransfer: @unchecked Sendable {
         return .file(
             try lock.withLock { () throws -> URL in
                 if let downloadFile { return downloadFile }
+                // Over already (disposed, timed out): no file is made that nobody removes.
+                if isReleased { throw LeashError.cancelled }
                 let url = try download.makeTemporaryFile(in: Self.directory)
                 ownedFiles.append(url)
                 downloadFile = url

@@ -75,6 +75,7 @@ final class UploadLoopbackTests: LoopbackIntegrationCase {
         XCTAssertEqual(Data(base64Encoded: echoed.bodyBase64), data)
         XCTAssertEqual(echoed.headers["content-type"], "video/mp4")
         XCTAssertEqual(echoed.headers["content-length"], "3000000")
+        XCTAssertNil(echoed.headers["transfer-encoding"], "framed by its length, not chunked")
         let progress = uploadProgress(events)
         XCTAssertEqual(progress.last, TransferProgress(completedBytes: 3_000_000, expectedBytes: 3_000_000))
         XCTAssertEqual(progress.map(\.completedBytes), progress.map(\.completedBytes).sorted())

@@ -125,6 +125,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
             fail(error)
         case .error(let error):
             guard stop() else { return }
+            stages.release()
             downstream.onError(error)
             release(disposingUpstream: false)
         case .completed:
@@ -137,6 +138,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     /// A failed outcome ends the execution: nothing more upstream matters.
     private func fail(_ error: Swift.Error) {
         guard stop() else { return }
+        stages.release()
         downstream.onError(error)
         release(disposingUpstream: true)
     }
@@ -169,6 +171,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
 
     func deadlinePassed(_ seconds: TimeInterval) {
         guard stop() else { return }
+        stages.release()
         downstream.onError(LeashError.timeout(seconds: seconds))
         release(disposingUpstream: true)
     }

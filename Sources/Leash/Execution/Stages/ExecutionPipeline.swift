@@ -80,6 +80,8 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
                 progress: ProgressSink { output.onNext(ExecutionEvent(progress: $0)) }, deadline: deadline)
             let subscription = SingleAssignmentDisposable()
             deadline?.start { seconds in
+                // Files first: whoever sees the timeout finds them gone.
+                stages.release()
                 output.onError(LeashError.timeout(seconds: seconds))
                 subscription.dispose()
             }
@@ -177,11 +179,13 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
             let deadline = pipeline.makeDeadline()
             let output = SerialObserver(observer)
             let subscription = SingleAssignmentDisposable()
+            let stages = pipeline.stages(progress: progress, handoff: handoff, deadline: deadline)
             deadline?.start { seconds in
+                // Files first: whoever sees the timeout finds them gone.
+                stages.release()
                 output.onError(LeashError.timeout(seconds: seconds))
                 subscription.dispose()
             }
-            let stages = pipeline.stages(progress: progress, handoff: handoff, deadline: deadline)
             subscription.setDisposable(
                 execution(stages).subscribe { event in
                     if event.isStopEvent {
