@@ -47,6 +47,8 @@ final class ExecutionDeadline: @unchecked Sendable {
     private var idleTimer: Disposable?
     /// When bytes last moved, on the manager's scheduler's clock.
     private var lastActivity: Date
+    /// Progress events being handed to the subscriber now: the idle limit waits for them.
+    private var deliveries = 0
 
     /// A deadline for `manager`'s scheduler; `start(_:)` arms it.
     init(limits: Limits, manager: Manager) {
@@ -74,6 +76,21 @@ final class ExecutionDeadline: @unchecked Sendable {
         guard limits.idle != nil else { return }
         let now = manager.scheduler.now
         lock.withLock { lastActivity = now }
+    }
+
+    /// Runs `deliver` (handing progress to the subscriber) without counting the time it
+    /// takes towards the idle limit: the transport's next chunks wait behind it on their
+    /// delivery queue, so a slow subscriber would otherwise look like a stalled network.
+    /// The idle limit counts again from its end.
+    func delivering(_ deliver: () -> Void) {
+        guard limits.idle != nil else { return deliver() }
+        lock.withLock { deliveries += 1 }
+        deliver()
+        let now = manager.scheduler.now
+        lock.withLock {
+            deliveries -= 1
+            lastActivity = now
+        }
     }
 
     /// The final value of an attempt is about to be delivered: the deadline is met.
@@ -150,7 +167,7 @@ final class ExecutionDeadline: @unchecked Sendable {
         let timer = manager.deadline(after: delay) { [weak self] in
             guard let self else { return }
             let now = manager.scheduler.now
-            let remaining = lock.withLock { idle - now.timeIntervalSince(lastActivity) }
+            let remaining = lock.withLock { deliveries > 0 ? idle : idle - now.timeIntervalSince(lastActivity) }
             // Within a millisecond counts as passed: the timer's resolution.
             if remaining <= 0.001 {
                 passed(idle)
