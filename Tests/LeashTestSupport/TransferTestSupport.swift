@@ -38,6 +38,11 @@ public func transferTestBytes(_ count: Int) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: ($0 % 251) ^ ($0 / 251 &* 7)) })
 }
 
+/// The body of `LoopbackServer`'s `/large/{count}`: byte `i` is `i % 256`.
+public func loopbackLargeBody(_ count: Int) -> Data {
+    Data((0..<count).map { UInt8(truncatingIfNeeded: $0) })
+}
+
 /// Whether a file exists at `url`.
 public func transferFileExists(_ url: URL) -> Bool {
     FileManager.default.fileExists(atPath: url.path)
