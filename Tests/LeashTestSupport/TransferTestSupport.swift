@@ -9,26 +9,42 @@ import XCTest
 
 // Helpers shared by the upload and download tests of every Leash test target.
 
-/// A folder of its own for one test's files, under the temporary directory; `remove()`
-/// it in `tearDown`.
+/// A folder of its own for one test's files, under the temporary directory, removed when
+/// the test ends.
 public struct TransferTestFolder: Sendable {
     /// The folder.
     public let url: URL
 
-    /// Creates `<tmp>/<prefix>-<UUID>`.
-    public init(prefix: String) throws {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("\(prefix)-\(UUID().uuidString)")
+    /// Creates `<tmp>/leash-<test class>-<UUID>`, removed when `test` ends (call it from
+    /// `setUp`).
+    public init(removedAfter test: XCTestCase) throws {
+        url = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "leash-\(type(of: test))-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
+        let url = self.url
+        test.addTeardownBlock { try? FileManager.default.removeItem(at: url) }
     }
 
     /// A path inside the folder (its subfolders are not created).
     public func file(_ relativePath: String) -> URL {
         url.appendingPathComponent(relativePath)
     }
+}
 
-    /// Removes the folder and everything in it.
-    public func remove() {
-        try? FileManager.default.removeItem(at: url)
+/// Base class of the virtual-time transfer tests: a `VirtualTimeTestCase` with a folder
+/// of the test's own, a destination in it and a body to serve.
+open class VirtualTimeTransferCase: VirtualTimeTestCase {
+    /// The test's folder, removed when it ends.
+    public private(set) var folder: TransferTestFolder!
+    /// The body the tests' stubs serve: 400 bytes, 100 per step of `.progress(steps: 4)`.
+    public let body = transferTestBytes(400)
+
+    /// Where the test downloads to (in a subfolder that does not exist yet).
+    public var destination: URL { folder.file("downloads/file.bin") }
+
+    override open func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = try TransferTestFolder(removedAfter: self)
     }
 }
 

@@ -13,24 +13,7 @@ import XCTest
 /// `client.rx.download` and `client.rx.upload` in virtual time: `Transfer` elements at
 /// their ticks (`.progress`, then `.completed` with the value), typed errors, and
 /// disposing. The base class checks that every Rx resource is freed.
-final class ClientRxTransferTests: VirtualTimeTestCase {
-    private var folder: TransferTestFolder!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        folder = try TransferTestFolder(prefix: "leash-rx-transfer")
-    }
-
-    override func tearDown() {
-        folder.remove()
-        folder = nil
-        super.tearDown()
-    }
-
-    private var destination: URL { folder.file("downloads/file.bin") }
-
-    private let body = transferTestBytes(400)
-
+final class ClientRxTransferTests: VirtualTimeTransferCase {
     private func progress(_ completed: Int64, of expected: Int64) -> Transfer<URL> {
         .progress(TransferProgress(completedBytes: completed, expectedBytes: expected))
     }
@@ -132,13 +115,7 @@ final class ClientRxTransferLoopbackTests: LoopbackIntegrationCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        folder = try TransferTestFolder(prefix: "leash-rx-transfer-loopback")
-    }
-
-    override func tearDown() {
-        folder.remove()
-        folder = nil
-        super.tearDown()
+        folder = try TransferTestFolder(removedAfter: self)
     }
 
     func testDownload_slowSubscriber_isNotAStall_theDownloadCompletes() throws {

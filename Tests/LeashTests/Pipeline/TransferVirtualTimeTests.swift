@@ -13,24 +13,7 @@ import XCTest
 /// plays each progress step at its tick of the test's `TestScheduler`, which is also the
 /// manager's clock (timeouts, idle limits, progress throttling). One tick is one second
 /// unless a test says otherwise.
-final class TransferVirtualTimeTests: VirtualTimeTestCase {
-    private var folder: TransferTestFolder!
-
-    override func setUpWithError() throws {
-        try super.setUpWithError()
-        folder = try TransferTestFolder(prefix: "leash-transfer-virtual-time")
-    }
-
-    override func tearDown() {
-        folder.remove()
-        folder = nil
-        super.tearDown()
-    }
-
-    private var destination: URL { folder.file("downloads/file.bin") }
-
-    private let body = transferTestBytes(400)
-
+final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     private func client(configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
         try makePipelineClient(transport, scheduler: scheduler, configure: configure)
     }
