@@ -112,6 +112,28 @@ final class TransferFormsTests: LoopbackIntegrationCase {
         XCTAssertEqual(recorder.destinationFiles.filter(transferFileExists), [], "the temporary file is removed")
     }
 
+    func testUploadCallback_reportsTheBodyGoingOut_thenCallsTheCompletionOnceWithTheAnswer() throws {
+        let bytes = transferTestBytes(1_000_000)
+        let client = try makeClient()
+        let done = expectation(description: "completion")
+        let progress = SpecLocked<[TransferProgress]>([])
+        let outcomes = SpecLocked<[Response<LoopbackServer.EchoedRequest>]>([])
+
+        client.upload(
+            SpecEndpoint("/echo", method: .post, parameters: bytes), as: LoopbackServer.EchoedRequest.self,
+            queue: queue, progress: { step in progress.withLock { $0.append(step) } },
+            completion: { response in
+                outcomes.withLock { $0.append(response) }
+                done.fulfill()
+            })
+        wait(for: [done], timeout: 20)
+        queue.sync {}
+
+        XCTAssertEqual(outcomes.value.count, 1)
+        XCTAssertEqual(outcomes.value.first?.value.flatMap { Data(base64Encoded: $0.bodyBase64) }, bytes)
+        assertTransferProgress(progress.value, endsAt: 1_000_000)
+    }
+
     // MARK: async/await
 
     func testAsyncDownload_returnsTheFile_reportingProgressToTheEnd() async throws {

@@ -148,6 +148,37 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
         XCTAssertEqual(try Data(contentsOf: destination), body)
     }
 
+    func testEndpointIdleTimeout_overridesTheManagers() throws {
+        transport.stub(.get, path: "/v1/file", stepped(4, every: .seconds(3)))
+        let client = try client { $0.idleTimeout(2) }
+
+        let observer = download(client, PipelineEndpoint(path: "/file", idleTimeout: 4))
+
+        XCTAssertEqual(
+            pipelineTimeline(observer).suffix(2), ["value(\(destination), network) @ 209", "completed @ 209"])
+    }
+
+    func testIdleTimeout_uploadProgressCountsAsActivity() throws {
+        transport.stub(.post, path: "/v1/users", StubResponse.json(specAliceJSON).progress(steps: 4))
+        let client = try client { $0.idleTimeout(2) }
+        let upload = PipelineEndpoint(path: "/users", method: .post, parameters: body)
+
+        let observer = scheduler.start { client.uploadExecution(upload, as: SpecUser.self) }
+
+        XCTAssertEqual(pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 206", "completed @ 206"])
+    }
+
+    func testIdleTimeout_anUploadThatStalls_failsAtTheExactTick() throws {
+        transport.stub(
+            .post, path: "/v1/users", StubResponse.json(specAliceJSON).progress(steps: 4, every: .seconds(3)))
+        let client = try client { $0.idleTimeout(2) }
+        let upload = PipelineEndpoint(path: "/users", method: .post, parameters: body)
+
+        let observer = scheduler.start { client.uploadExecution(upload, as: SpecUser.self) }
+
+        assertTimedOut(observer, seconds: 2, at: 202)
+    }
+
     func testManagerTimeout_boundsEachStall_notTheWholeDownload() throws {
         transport.stub(.get, path: "/v1/file", stepped(10, every: .seconds(1)))
         let client = try client { $0.timeout(2) }
@@ -177,6 +208,44 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
         assertTimedOut(observer, seconds: 3, at: 203)
         XCTAssertEqual(
             transferProgress(of: observer.events.compactMap(\.value.element)).map(\.completedBytes), [40, 80, 120])
+        XCTAssertFalse(transferFileExists(destination))
+    }
+
+    func testEndpointTimeout_coversTheRetryOfADroppedDownload_andRemovesItsTemporaryFile() throws {
+        let recorder = TransferRecordingTransport(transport)
+        transport.stub(
+            .get, path: "/v1/file", stepped(4, every: .seconds(1)).dropping(after: 200),
+            stepped(4, every: .seconds(1)).acceptingRanges())
+        let client = try makePipelineClient(recorder, scheduler: scheduler) {
+            $0.add(interceptor: RetryOnTransportFailure())
+        }
+
+        let observer = download(client, PipelineEndpoint(path: "/file", timeout: 5))
+
+        assertTimedOut(observer, seconds: 5, at: 205)
+        XCTAssertEqual(transport.requests.count, 2, "the retry started, and the limit ended it")
+        XCTAssertEqual(Set(recorder.destinationFiles).count, 1, "both attempts wrote to one temporary file")
+        XCTAssertEqual(recorder.destinationFiles.filter(transferFileExists), [])
+        XCTAssertFalse(transferFileExists(destination))
+    }
+
+    func testDroppedDownload_whoseRetryIsRefused_failsWithTheStatus_andLeavesNoFile() throws {
+        let recorder = TransferRecordingTransport(transport)
+        transport.stub(
+            .get, path: "/v1/file", stepped(4, every: .seconds(1)).dropping(after: 200),
+            .status(503, delay: .seconds(1)))
+        let client = try makePipelineClient(recorder, scheduler: scheduler) {
+            $0.add(interceptor: RetryOnTransportFailure())
+        }
+
+        let observer = download(client)
+
+        guard case .unacceptableStatusCode(let failure)? = pipelineError(observer) as? LeashError else {
+            return XCTFail("expected LeashError.unacceptableStatusCode, got \(pipelineTimeline(observer))")
+        }
+        XCTAssertEqual(failure.statusCode, 503)
+        XCTAssertEqual(observer.events.last?.time, 204)
+        XCTAssertEqual(recorder.destinationFiles.filter(transferFileExists), [], "the partial bytes are removed")
         XCTAssertFalse(transferFileExists(destination))
     }
 
