@@ -133,6 +133,39 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         XCTAssertFalse(refresher.isRefreshing)
     }
 
+    func testUploadGetting401_isRefreshedOnce_andSentAgainWholeFromItsFile() throws {
+        let tokens = installRoutes()
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("leash-refresh-\(UUID()).bin")
+        let bytes = Data((0..<1_500_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        try bytes.write(to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let received = SpecLocked<[Data]>([])
+        server.route(
+            .post("/photos") { request in
+                received.withLock { $0.append(request.body) }
+                guard request.headers["Authorization"] == "Bearer \(tokens.current.value)" else { return .status(401) }
+                return .json(Data(refreshItemJSON.utf8))
+            })
+        let authenticator = SpecAuthenticator(token: "expired")
+        let tokenClient = try makeClient()
+        let refresher = TokenRefresher(authenticator: authenticator) {
+            tokenClient.execution(TokenEndpoint(), as: TokenBody.self)
+                .compactMap(\.value)
+                .do(onNext: { authenticator.accessToken = $0.token })
+                .asCompletable()
+        }
+        let client = try makeClient { $0.refreshing(with: refresher) }
+
+        let elements = try client.rx.upload(
+            RefreshEndpoint("photos", method: .post, parameters: UploadFile(file)), type: RefreshItem.self
+        ).toBlocking(timeout: 30).toArray()
+
+        XCTAssertEqual(elements.last, .completed(RefreshItem(id: 7)))
+        XCTAssertEqual(tokens.issued.value, 1, "one refresh")
+        XCTAssertEqual(received.value, [bytes, bytes], "both attempts sent the whole file")
+        XCTAssertEqual(elements.compactMap(\.progress).last?.completedBytes, 1_500_000)
+    }
+
     func testRefreshThroughTheSameManager_withTheTokenEndpointExcluded() throws {
         let tokens = installRoutes()
         let authenticator = SpecAuthenticator(token: "expired")

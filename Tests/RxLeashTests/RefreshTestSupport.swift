@@ -110,13 +110,17 @@ struct RefreshItem: Codable, Equatable, Sendable {
 let refreshItemJSON = #"{"id":7}"#
 
 /// An endpoint at `path`, GET.
-struct RefreshEndpoint: Endpoint {
+struct RefreshEndpoint: Endpoint, @unchecked Sendable {
+    // @unchecked: `parameters` is set once, by the test, and only read.
     var path: String
     var method: HTTPMethod = .get
     var timeout: TimeInterval?
+    var parameters: Any?
 
-    init(_ path: String, timeout: TimeInterval? = nil) {
+    init(_ path: String, method: HTTPMethod = .get, parameters: Any? = nil, timeout: TimeInterval? = nil) {
         self.path = "/" + path
+        self.method = method
+        self.parameters = parameters
         self.timeout = timeout
     }
 }

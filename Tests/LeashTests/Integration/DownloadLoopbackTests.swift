@@ -178,18 +178,6 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
     }
 }
 
-/// Retries an attempt that failed in transport (a dropped connection), up to the limit.
-private struct RetryOnTransportFailure: FailureInterceptor {
-    func intercept(chain: InterceptorChain<Data>, error: Error) {
-        guard case .transport? = error as? LeashError else { return chain.proceed() }
-        do {
-            try chain.retry()
-        } catch {
-            chain.complete(with: .failure(error))
-        }
-    }
-}
-
 extension ExecutionEvent {
     fileprivate var isResponseReceived: Bool {
         if case .responseReceived = self { return true }

@@ -38,6 +38,7 @@ struct PipelineEndpoint: Endpoint {
     var headers: [String: String]?
     var acceptableStatusCodes: Set<Int>?
     var timeout: TimeInterval?
+    var idleTimeout: TimeInterval?
 }
 
 /// A typed endpoint: calls infer `SpecUser`.

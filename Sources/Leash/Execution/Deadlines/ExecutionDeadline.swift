@@ -51,6 +51,8 @@ final class ExecutionDeadline: @unchecked Sendable {
     private var lastActivity: Date
     /// While suspended, the idle limit waits.
     private var isIdlePaused = false
+    /// Progress events being handed to the subscriber now: the idle limit waits for them.
+    private var deliveries = 0
 
     /// A deadline for `manager`'s scheduler; `start(_:)` arms it.
     init(limits: Limits, manager: Manager) {
@@ -94,6 +96,21 @@ final class ExecutionDeadline: @unchecked Sendable {
         let now = manager.scheduler.now
         lock.withLock {
             isIdlePaused = paused
+            lastActivity = now
+        }
+    }
+
+    /// Runs `deliver` (handing progress to the subscriber) without counting the time it
+    /// takes towards the idle limit: the transport's next chunks wait behind it on their
+    /// delivery queue, so a slow subscriber would otherwise look like a stalled network.
+    /// The idle limit counts again from its end.
+    func delivering(_ deliver: () -> Void) {
+        guard limits.idle != nil else { return deliver() }
+        lock.withLock { deliveries += 1 }
+        deliver()
+        let now = manager.scheduler.now
+        lock.withLock {
+            deliveries -= 1
             lastActivity = now
         }
     }
@@ -175,7 +192,7 @@ final class ExecutionDeadline: @unchecked Sendable {
         let timer = manager.deadline(after: delay) {
             let now = self.manager.scheduler.now
             let remaining = self.lock.withLock {
-                self.isIdlePaused ? idle : idle - now.timeIntervalSince(self.lastActivity)
+                self.isIdlePaused || self.deliveries > 0 ? idle : idle - now.timeIntervalSince(self.lastActivity)
             }
             // Within a millisecond counts as passed: the timer's resolution.
             if remaining <= 0.001 {

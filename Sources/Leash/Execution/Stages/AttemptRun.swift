@@ -246,12 +246,19 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         else { return }
         switch event {
         case .uploadProgress(let progress):
-            if let due = transfer.throttled(upload: progress) { stages.progress.send(.uploadProgress(due)) }
+            if let due = transfer.throttled(upload: progress) { deliver(.uploadProgress(due)) }
         case .downloadProgress(let progress):
-            if let due = transfer.throttled(download: progress) { stages.progress.send(.downloadProgress(due)) }
+            if let due = transfer.throttled(download: progress) { deliver(.downloadProgress(due)) }
         case .response, .completed:
             break
         }
+    }
+
+    /// Hands `progress` to the subscriber; the time it spends there is not a stall (see
+    /// `ExecutionDeadline.delivering(_:)`).
+    private func deliver(_ progress: ExecutionProgress) {
+        guard let deadline = stages.deadline else { return stages.progress.send(progress) }
+        deadline.delivering { stages.progress.send(progress) }
     }
 
     /// The transport failed `step`'s request.
