@@ -109,9 +109,9 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         return outcomes.value
     }
 
-    func testStormOf401s_exactlyOneRefresh_everyRequestSucceeds_nothingLeaks() throws {
-        let count = specIsThreadSanitized ? 200 : 1_000
-        let tokens = installRoutes()
+    /// An authenticator holding an expired token, and a refresher that asks `POST /token`
+    /// (through a client of its own) for a new one.
+    private func expiredCredentialRefresher() throws -> (SpecAuthenticator, TokenRefresher) {
         let authenticator = SpecAuthenticator(token: "expired")
         let tokenClient = try makeClient()
         let refresher = TokenRefresher(authenticator: authenticator) {
@@ -120,6 +120,13 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
                 .do(onNext: { authenticator.accessToken = $0.token })
                 .asCompletable()
         }
+        return (authenticator, refresher)
+    }
+
+    func testStormOf401s_exactlyOneRefresh_everyRequestSucceeds_nothingLeaks() throws {
+        let count = specIsThreadSanitized ? 200 : 1_000
+        let tokens = installRoutes()
+        let (authenticator, refresher) = try expiredCredentialRefresher()
         let client = try makeClient { $0.refreshing(with: refresher).timeout(120) }
 
         let outcomes = storm(client, count: count, tokens: tokens)
@@ -146,14 +153,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
                 guard request.headers["Authorization"] == "Bearer \(tokens.current.value)" else { return .status(401) }
                 return .json(Data(refreshItemJSON.utf8))
             })
-        let authenticator = SpecAuthenticator(token: "expired")
-        let tokenClient = try makeClient()
-        let refresher = TokenRefresher(authenticator: authenticator) {
-            tokenClient.execution(TokenEndpoint(), as: TokenBody.self)
-                .compactMap(\.value)
-                .do(onNext: { authenticator.accessToken = $0.token })
-                .asCompletable()
-        }
+        let (_, refresher) = try expiredCredentialRefresher()
         let client = try makeClient { $0.refreshing(with: refresher) }
 
         let elements = try client.rx.upload(

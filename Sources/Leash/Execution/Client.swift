@@ -190,15 +190,8 @@ open class Client: @unchecked Sendable {
         // The transport hands its answer to this task, which runs the rest of the
         // pipeline itself: one thread hop per request, as with `URLSession.data(for:)`.
         let mailbox = TaskMailbox()
-        let execution = AsyncExecution<Serializer.SerializedObject>(mailbox: mailbox)
         let values = ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer)
             .valueStream(handoff: mailbox)
-        return try await withTaskCancellationHandler {
-            execution.start(values)
-            while case .job(let job) = await mailbox.next() { job() }
-            return try execution.result()
-        } onCancel: {
-            execution.cancel()
-        }
+        return try await AsyncExecution.value(of: values, mailbox: mailbox)
     }
 }

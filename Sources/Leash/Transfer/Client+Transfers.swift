@@ -147,15 +147,7 @@ extension Client {
             if let step = direction.progress(of: event) { progress?(step) }
             return event.response
         }
-        let mailbox = TaskMailbox()
-        let execution = AsyncExecution<Value>(mailbox: mailbox)
-        return try await withTaskCancellationHandler {
-            execution.start(values)
-            while case .job(let job) = await mailbox.next() { job() }
-            return try execution.result()
-        } onCancel: {
-            execution.cancel()
-        }
+        return try await AsyncExecution.value(of: values, mailbox: TaskMailbox())
     }
 }
 

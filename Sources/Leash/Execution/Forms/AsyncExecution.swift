@@ -99,3 +99,20 @@ final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
         mailbox.finish()
     }
 }
+
+extension AsyncExecution {
+    /// Runs `values` for the awaiting task: the transport hands its answer to `mailbox`,
+    /// and this task runs the rest of the pipeline (one thread hop per request, as with
+    /// `URLSession.data(for:)`); returns the last value. Cancelling the task cancels it.
+    static func value<Values: ObservableType>(of values: Values, mailbox: TaskMailbox) async throws -> Value
+    where Values.Element == Response<Value> {
+        let execution = AsyncExecution<Value>(mailbox: mailbox)
+        return try await withTaskCancellationHandler {
+            execution.start(values)
+            while case .job(let job) = await mailbox.next() { job() }
+            return try execution.result()
+        } onCancel: {
+            execution.cancel()
+        }
+    }
+}
