@@ -67,6 +67,7 @@ final class ClientRxTransferTests: VirtualTimeTransferCase {
 
         XCTAssertEqual(observer.events.last?.time, 202)
         XCTAssertFalse(observer.events.contains { $0.value.element?.value != nil }, "no file to complete with")
+        XCTAssertEqual(observer.events.count, 1, "no progress for the error page: the bar does not fill")
         guard case .unacceptableStatusCode(let failure)? = clientRxError(observer) as? LeashError else {
             return XCTFail("expected LeashError.unacceptableStatusCode, got \(observer.events)")
         }

@@ -128,7 +128,9 @@ private struct StubScript {
             let upTo = step == count ? delivered : min(delivered, body.count * step / count)
             let chunk = body.subdata(in: sent..<upTo)
             sent = upTo
-            let reports = request.reportsProgress
+            // An error page a download keeps in memory reports no progress (see
+            // `TransferTask.reportsBodyProgress`).
+            let reports = request.reportsProgress && (writes || request.destination == .memory)
             steps.append(
                 StubStep(delay: step == 1 ? nil : response.progressInterval) {
                     if writes { try file.write(chunk) }

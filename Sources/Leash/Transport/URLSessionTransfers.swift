@@ -197,6 +197,14 @@ private final class TransferTask: @unchecked Sendable {
 
     // MARK: On the delivery queue
 
+    /// Whether the body's progress is reported: not for an error page that a download
+    /// keeps in memory (its progress bar would fill just before the failure).
+    private var reportsBodyProgress: Bool {
+        guard reportsProgress else { return false }
+        if case .file = destination { return writer != nil }
+        return true
+    }
+
     private func start(_ response: URLResponse) {
         guard state.isRunning, failure == nil else { return }
         guard let http = response as? HTTPURLResponse else {
@@ -234,7 +242,7 @@ private final class TransferTask: @unchecked Sendable {
             body.append(data)
         }
         receivedBytes += Int64(data.count)
-        if reportsProgress {
+        if reportsBodyProgress {
             observer.onNext(
                 .downloadProgress(TransferProgress(completedBytes: receivedBytes, expectedBytes: expectedBytes)))
         }
@@ -269,7 +277,7 @@ private final class TransferTask: @unchecked Sendable {
             response = TransportResponse(httpResponse: head, data: body)
             body = Data()
         }
-        if reportsProgress {
+        if reportsBodyProgress {
             // The last progress always reports every byte.
             observer.onNext(
                 .downloadProgress(TransferProgress(completedBytes: receivedBytes, expectedBytes: receivedBytes)))

@@ -83,6 +83,10 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
         XCTAssertEqual(transferFiles(), before)
+        let events = try client.downloadExecution(SpecEndpoint("/missing"), to: destination).materialize()
+            .toBlocking(timeout: 10).toArray()
+        XCTAssertFalse(
+            events.contains { $0.element?.transferProgress != nil }, "no progress for the error page: \(events)")
     }
 
     func testDownload_disposedMidway_leavesNothingBehind_andTheServerSeesTheClose() throws {
