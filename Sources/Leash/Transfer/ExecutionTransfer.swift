@@ -117,12 +117,20 @@ final class ExecutionTransfer: @unchecked Sendable {
 }
 
 /// A download: where the file goes, and the beginning of it the app already has.
-struct DownloadPlan: Sendable {
+///
+/// A class: the pipeline's value is copied often, and one reference in its `kind` copies
+/// cheaper than two URLs.
+final class DownloadPlan: Sendable {
     /// Where the file is moved when the download is complete and accepted.
     let destination: URL
     /// A file holding the first bytes of the body (an earlier download's), copied and
     /// resumed with `Range`.
     let resumingFrom: URL?
+
+    init(destination: URL, resumingFrom: URL?) {
+        self.destination = destination
+        self.resumingFrom = resumingFrom
+    }
 
     /// The temporary file of one execution: empty, or a copy of `resumingFrom`.
     func makeTemporaryFile(in directory: URL) throws -> URL {

@@ -171,12 +171,15 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             failed(error, step)
             return
         }
-        let heldBack = lock.withLock { () -> Bool in
-            inFlight = (urlRequest, step)
-            return isSuspended
+        // Only an execution with a handle can be suspended: the others skip the bookkeeping.
+        if stages.control != nil {
+            let heldBack = lock.withLock { () -> Bool in
+                inFlight = (urlRequest, step)
+                return isSuspended
+            }
+            // Suspended: sent on resume.
+            if heldBack { return }
         }
-        // Suspended: sent on resume.
-        if heldBack { return }
         stages.progress.send(.requestSent(transfer?.urlRequest ?? urlRequest, attempt: step.context.attempt))
         let manager = stages.client.manager
         let subscription: Disposable
@@ -269,6 +272,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
 
     /// The transport is done with `step`'s request: a suspend no longer stops it.
     private func answered(_ step: Step) {
+        guard stages.control != nil else { return }
         lock.withLock {
             if inFlight?.step.generation == step.generation { inFlight = nil }
         }
