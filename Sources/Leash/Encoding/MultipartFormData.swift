@@ -121,7 +121,7 @@ public final class MultipartFormData: Sendable {
     // MARK: Encoding (used by the request builder and the pipeline)
 
     /// How many bytes a file part is read at a time.
-    static let chunkSize = 64 * 1024
+    static let chunkSize = 1024 * 1024
 
     /// The exact length of the encoded form, in bytes. Files are measured, not read.
     ///
@@ -362,17 +362,28 @@ private struct BufferedWriter {
     }
 
     mutating func write(_ data: Data) throws {
+        // A whole chunk (a file's) goes straight to the file, after what is buffered:
+        // copying it through the buffer cost as much as the writing.
+        if data.count >= MultipartFormData.chunkSize {
+            try flush()
+            try put(data)
+            return
+        }
         buffer.append(data)
         if buffer.count >= MultipartFormData.chunkSize { try flush() }
     }
 
-    mutating func flush() throws {
-        guard !buffer.isEmpty else { return }
+    private func put(_ data: Data) throws {
         do {
-            try handle.write(contentsOf: buffer)
+            try handle.write(contentsOf: data)
         } catch {
             throw LeashError.encoding(reason: "the form could not be written to \(url.path)", underlying: error)
         }
+    }
+
+    mutating func flush() throws {
+        guard !buffer.isEmpty else { return }
+        try put(buffer)
         buffer.removeAll(keepingCapacity: true)
     }
 }

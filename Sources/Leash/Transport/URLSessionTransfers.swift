@@ -131,14 +131,21 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
     }
 }
 
-/// One transfer's events, handed to its delivery queue in order, where the body is kept
-/// (in memory, or written to the destination file) and the observer is told.
+/// One transfer: its body kept where URLSession hands it over (in memory, or written to
+/// the destination file), and its events handed to its delivery queue, in order, where
+/// the pipeline runs.
 ///
-/// Everything but the hand-off runs on the delivery queue, one event at a time, so the
-/// body state needs no lock; `state` decides, once, between finishing and cancelling
-/// (after a dispose nothing is reported).
+/// The body is kept in place, on URLSession's queue, which calls one delegate method at a
+/// time: a file write is short and waits on no queue, and keeping the bytes there is what
+/// keeps memory flat (handing every 16 KB chunk to another queue let chunks pile up
+/// behind a busy subscriber, 40–70 MB for a 100 MB download, and woke a thread per chunk).
+/// Progress crosses over at most once per `ProgressHops.interval`, the latest one at the
+/// end of each interval. `state` decides, once, between finishing and cancelling (after a
+/// dispose nothing is reported).
 private final class TransferTask: @unchecked Sendable {
-    // @unchecked: the mutable state is only touched on `deliveryQueue`, serially.
+    // @unchecked: `head`, `body`, `writer`, `receivedBytes`, `expectedBytes` and `failure`
+    // are only touched on URLSession's queue, one delegate call at a time; `hops` is
+    // behind its own lock.
     private let destination: TransportRequest.Destination
     private let reportsProgress: Bool
     private let requestedOffset: Int64
@@ -147,6 +154,7 @@ private final class TransferTask: @unchecked Sendable {
     private let state: TaskState
     private let deliveryQueue: DispatchQueue
     private let observer: AnyObserver<TransportEvent>
+    private let hops = ProgressHops()
 
     private var head: HTTPURLResponse?
     private var body = Data()
@@ -169,43 +177,15 @@ private final class TransferTask: @unchecked Sendable {
         self.observer = observer
     }
 
-    // MARK: Hand-offs (on URLSession's queue)
+    // MARK: On URLSession's queue
 
     func sent(_ total: Int64, of reported: Int64) {
-        guard reportsProgress else { return }
+        guard reportsProgress, failure == nil else { return }
         let expected = reported > 0 ? reported : uploadSize
-        deliveryQueue.async { [self] in
-            guard state.isRunning, failure == nil else { return }
-            observer.onNext(
-                .uploadProgress(TransferProgress(completedBytes: total, expectedBytes: expected > 0 ? expected : nil)))
-        }
+        report(.uploadProgress(TransferProgress(completedBytes: total, expectedBytes: expected > 0 ? expected : nil)))
     }
 
     func received(_ response: URLResponse) {
-        let carried = Carried(response)
-        deliveryQueue.async { [self] in start(carried.value) }
-    }
-
-    func received(_ data: Data) {
-        deliveryQueue.async { [self] in keep(data) }
-    }
-
-    func completed(_ error: Swift.Error?) {
-        let carried = Carried(error)
-        deliveryQueue.async { [self] in finish(carried.value) }
-    }
-
-    // MARK: On the delivery queue
-
-    /// Whether the body's progress is reported: not for an error page that a download
-    /// keeps in memory (its progress bar would fill just before the failure).
-    private var reportsBodyProgress: Bool {
-        guard reportsProgress else { return false }
-        if case .file = destination { return writer != nil }
-        return true
-    }
-
-    private func start(_ response: URLResponse) {
         guard state.isRunning, failure == nil else { return }
         guard let http = response as? HTTPURLResponse else {
             fail(LeashError.invalidResponse(reason: "the response is not HTTP"))
@@ -226,10 +206,10 @@ private final class TransferTask: @unchecked Sendable {
         } else {
             expectedBytes = length >= 0 ? length : nil
         }
-        observer.onNext(.response(http))
+        hand([.next(.response(http))], whileRunning: true)
     }
 
-    private func keep(_ data: Data) {
+    func received(_ data: Data) {
         guard state.isRunning, failure == nil else { return }
         if let writer {
             do {
@@ -243,12 +223,11 @@ private final class TransferTask: @unchecked Sendable {
         }
         receivedBytes += Int64(data.count)
         if reportsBodyProgress {
-            observer.onNext(
-                .downloadProgress(TransferProgress(completedBytes: receivedBytes, expectedBytes: expectedBytes)))
+            report(.downloadProgress(TransferProgress(completedBytes: receivedBytes, expectedBytes: expectedBytes)))
         }
     }
 
-    private func finish(_ error: Swift.Error?) {
+    func completed(_ error: Swift.Error?) {
         if failure != nil { return }
         guard state.finish() else {
             writer?.abandon()
@@ -256,12 +235,12 @@ private final class TransferTask: @unchecked Sendable {
         }
         if let error {
             writer?.abandon()
-            observer.onError(URLSessionTransport.leashError(for: error))
+            hand([.error(URLSessionTransport.leashError(for: error))])
             return
         }
         guard let head else {
             writer?.abandon()
-            observer.onError(LeashError.invalidResponse(reason: "the transfer ended without a response"))
+            hand([.error(LeashError.invalidResponse(reason: "the transfer ended without a response"))])
             return
         }
         let response: TransportResponse
@@ -269,7 +248,7 @@ private final class TransferTask: @unchecked Sendable {
             do {
                 try writer.close()
             } catch {
-                observer.onError(error)
+                hand([.error(error)])
                 return
             }
             response = TransportResponse(httpResponse: head, file: writer.url)
@@ -277,13 +256,25 @@ private final class TransferTask: @unchecked Sendable {
             response = TransportResponse(httpResponse: head, data: body)
             body = Data()
         }
+        var events: [Event<TransportEvent>] = []
+        // Progress held back for a report that will now find the task finished.
+        if let held = hops.takeLatest() { events.append(.next(held)) }
         if reportsBodyProgress {
             // The last progress always reports every byte.
-            observer.onNext(
-                .downloadProgress(TransferProgress(completedBytes: receivedBytes, expectedBytes: receivedBytes)))
+            events.append(
+                .next(.downloadProgress(TransferProgress(completedBytes: receivedBytes, expectedBytes: receivedBytes))))
         }
-        observer.onNext(.completed(response))
-        observer.onCompleted()
+        events.append(.next(.completed(response)))
+        events.append(.completed)
+        hand(events)
+    }
+
+    /// Whether the body's progress is reported: not for an error page that a download
+    /// keeps in memory (its progress bar would fill just before the failure).
+    private var reportsBodyProgress: Bool {
+        guard reportsProgress else { return false }
+        if case .file = destination { return writer != nil }
+        return true
     }
 
     /// Keeping the body failed (the file could not be written): the task is cancelled and
@@ -294,6 +285,98 @@ private final class TransferTask: @unchecked Sendable {
         writer?.abandon()
         writer = nil
         guard state.abort() else { return }
-        observer.onError(error)
+        hand([.error(error)])
+    }
+
+    // MARK: Hand-offs
+
+    /// Reports `progress` now if an interval passed since the last report, else at the end
+    /// of the interval (the latest progress by then).
+    private func report(_ progress: TransportEvent) {
+        switch hops.offer(progress) {
+        case .now:
+            hand([.next(progress)], whileRunning: true)
+        case .later(let due):
+            deliveryQueue.asyncAfter(deadline: due) { [self] in
+                guard let latest = hops.takeLatest(), state.isRunning else { return }
+                observer.onNext(latest)
+            }
+        case .pending:
+            break
+        }
+    }
+
+    /// Hands `events` to the delivery queue; progress and the head only while the task
+    /// runs (after a dispose or the end they no longer matter).
+    private func hand(_ events: [Event<TransportEvent>], whileRunning: Bool = false) {
+        let carried = Carried(events)
+        deliveryQueue.async { [self] in
+            if whileRunning && !state.isRunning { return }
+            for event in carried.value { observer.on(event) }
+        }
+    }
+}
+
+/// When a transfer's progress crosses to its delivery queue: at most once per
+/// `interval`, and the latest one at the end of an interval in which some was held back.
+private final class ProgressHops: @unchecked Sendable {
+    // @unchecked: all state is behind `lock`.
+
+    /// The shortest time between two reports: well under the pipeline's own throttle
+    /// (`ProgressThrottle`), so that it still chooses which to report, and short enough
+    /// that an idle limit counts from within 25 ms of the last byte.
+    static let interval: UInt64 = 25_000_000
+
+    enum Decision {
+        /// Report this one now.
+        case now
+        /// Report the latest at `due` (a report is scheduled for then).
+        case later(DispatchTime)
+        /// A report is already scheduled; it will carry this one if nothing newer comes.
+        case pending
+    }
+
+    private let lock = Lock()
+    private var lastReport: UInt64 = 0
+    private var latest: TransportEvent?
+    private var isScheduled = false
+
+    func offer(_ progress: TransportEvent) -> Decision {
+        let now = DispatchTime.now().uptimeNanoseconds
+        let isComplete: Bool
+        switch progress {
+        case .uploadProgress(let value), .downloadProgress(let value): isComplete = value.isComplete
+        default: isComplete = false
+        }
+        return lock.withLock {
+            if isComplete {
+                // Every byte: reported at once, and nothing older after it.
+                latest = nil
+                lastReport = now
+                return .now
+            }
+            if isScheduled {
+                latest = progress
+                return .pending
+            }
+            if now &- lastReport >= Self.interval {
+                lastReport = now
+                return .now
+            }
+            latest = progress
+            isScheduled = true
+            return .later(DispatchTime(uptimeNanoseconds: lastReport &+ Self.interval))
+        }
+    }
+
+    /// The progress held back for the scheduled report, if any.
+    func takeLatest() -> TransportEvent? {
+        let now = DispatchTime.now().uptimeNanoseconds
+        return lock.withLock {
+            isScheduled = false
+            lastReport = now
+            defer { latest = nil }
+            return latest
+        }
     }
 }
