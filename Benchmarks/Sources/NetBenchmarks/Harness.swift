@@ -136,7 +136,8 @@ func checkedRun(_ scenario: Scenario) -> RunOutcome {
     // Always verified (it also cleans up), even after a wrong tally.
     let problem = scenario.verify()
     if tally != scenario.expect {
-        outcome.problem = "\(scenario.name): got \(tally), expected \(scenario.expect)"
+        outcome.problem =
+            "\(scenario.name): got \(tally), expected \(scenario.expect)" + (problem.map { " (\($0))" } ?? "")
     } else if let problem {
         outcome.problem = "\(scenario.name): \(problem)"
     }
@@ -163,7 +164,9 @@ func countAllocations(_ scenario: Scenario) -> (calls: Double, bytes: Double)? {
     tally.interceptorCalls += after.interceptorCalls - before.interceptorCalls
     let problem = scenario.verify()
     guard tally == scenario.expect else {
-        fail("\(scenario.name) (counting allocations): got \(tally), expected \(scenario.expect)")
+        fail(
+            "\(scenario.name) (counting allocations): got \(tally), expected \(scenario.expect)"
+                + (problem.map { " (\($0))" } ?? ""))
     }
     if let problem { fail("\(scenario.name) (counting allocations): \(problem)") }
     let operations = Double(scenario.operations)

@@ -199,7 +199,7 @@ private final class StreamingDelegate: NSObject, URLSessionDataDelegate, @unchec
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
-        guard let streaming = streaming(for: dataTask), !streaming.received(data) else { return }
+        guard let streaming = streaming(for: dataTask), streaming.received(data) else { return }
         dataTask.cancel()
     }
 
