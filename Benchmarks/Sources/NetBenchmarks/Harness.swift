@@ -190,5 +190,31 @@ func processCPUSeconds() -> Double {
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("benchmark failed: \(message)\n".utf8))
+    FilesToRemove.onFailure.removeAll()
     exit(1)
+}
+
+/// Files and folders a benchmark made that `fail` removes before exiting (a failed run
+/// ends the process at once, before any cleanup of its own).
+final class FilesToRemove: @unchecked Sendable {
+    // @unchecked: `urls` is only touched under `lock`.
+    static let onFailure = FilesToRemove()
+    private let lock = NSLock()
+    private var urls: [URL] = []
+
+    func add(_ url: URL) {
+        lock.withLock { urls.append(url) }
+    }
+
+    func forget(_ url: URL) {
+        lock.withLock { urls.removeAll { $0 == url } }
+    }
+
+    func removeAll() {
+        let removed = lock.withLock {
+            defer { urls = [] }
+            return urls
+        }
+        for url in removed { try? FileManager.default.removeItem(at: url) }
+    }
 }

@@ -118,6 +118,7 @@ final class TransferBench {
         sourceFile = directory.appendingPathComponent("source.bin")
         raw = RawTransferClient(baseURL: baseURL)
         leash = LeashSetup(baseURL: baseURL, transport: URLSessionTransport())
+        FilesToRemove.onFailure.add(directory)
         do {
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             try Self.writePattern(count: bytes, to: sourceFile)
@@ -129,6 +130,7 @@ final class TransferBench {
     /// Deletes the folder of the transfer files.
     func removeFiles() {
         try? FileManager.default.removeItem(at: directory)
+        FilesToRemove.onFailure.forget(directory)
     }
 
     /// The scenario of `mode`.
