@@ -111,3 +111,11 @@ uint64_t malloc_counter_calls(void) { return 0; }
 uint64_t malloc_counter_bytes(void) { return 0; }
 
 #endif
+
+// Outside the interposition: it needs glibc, not the wrappers (and works under sanitizers).
+#if defined(__linux__) && defined(__GLIBC__)
+#include <malloc.h>
+void malloc_counter_trim(void) { malloc_trim(0); }
+#else
+void malloc_counter_trim(void) {}
+#endif

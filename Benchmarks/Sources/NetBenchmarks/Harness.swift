@@ -48,12 +48,17 @@ final class SharedTally: @unchecked Sendable {
 
 /// One thing to measure: `run` does `operations` operations and returns its tally;
 /// `observe`, read before and after each run outside the timed interval, adds what
-/// outlives the run (server and interceptor counters) to the tally.
+/// outlives the run (server and interceptor counters) to the tally; `verify`, called after
+/// each run outside the timed interval, checks what the run left (a downloaded file's
+/// bytes), cleans it up and returns what is wrong, if anything.
 struct Scenario {
     let name: String
     let operations: Int
     let expect: Tally
     var observe: () -> Tally = { Tally() }
+    var verify: () -> String? = { nil }
+    /// Whether each run measures the rise of this process's peak RSS (see `PeakMemory`).
+    var measuresPeakMemory = false
     let run: () -> Tally
 }
 
@@ -67,6 +72,9 @@ struct Timing {
     /// Heap allocation calls and bytes per operation, from a separate counted run, or
     /// `nil` where they cannot be counted.
     var allocations: (calls: Double, bytes: Double)?
+    /// The largest rise of peak RSS over the timed runs, in bytes; `nil` unless the
+    /// scenario `measuresPeakMemory` and this platform can reset the peak.
+    var peakMemoryGrowth: Int?
 
     var operationsPerSecond: Double { Double(scenario.operations) / seconds }
 }
@@ -81,34 +89,66 @@ func measureSideBySide(_ scenarios: [Scenario], repetitions: Int = 5) -> [Timing
     }
     var wall = Array(repeating: [Double](), count: scenarios.count)
     var cpu = Array(repeating: [Double](), count: scenarios.count)
+    var growth = Array(repeating: [Int](), count: scenarios.count)
     for round in 0..<repetitions {
         for offset in 0..<scenarios.count {
             let index = (offset + round) % scenarios.count
-            let (seconds, cpuSeconds) = verifiedRun(scenarios[index])
-            wall[index].append(seconds)
-            cpu[index].append(cpuSeconds / Double(scenarios[index].operations))
+            let run = verifiedRun(scenarios[index])
+            wall[index].append(run.wall)
+            cpu[index].append(run.cpu / Double(scenarios[index].operations))
+            if let rise = run.peakMemoryGrowth { growth[index].append(rise) }
         }
     }
     return scenarios.indices.map { index in
-        Timing(scenario: scenarios[index], seconds: median(wall[index]), cpuPerOperation: median(cpu[index]))
+        Timing(
+            scenario: scenarios[index], seconds: median(wall[index]), cpuPerOperation: median(cpu[index]),
+            peakMemoryGrowth: growth[index].max())
     }
 }
 
-/// Runs `scenario` once and checks its tally; returns wall and process CPU seconds.
-private func verifiedRun(_ scenario: Scenario) -> (wall: Double, cpu: Double) {
+/// What one run of a scenario measured, and what was wrong with it.
+struct RunOutcome {
+    /// Wall-clock seconds.
+    var wall: Double
+    /// Process CPU seconds (all threads).
+    var cpu: Double
+    /// The rise of peak RSS during the run, in bytes (see `Scenario.measuresPeakMemory`).
+    var peakMemoryGrowth: Int?
+    /// Why the run does not count (a wrong tally, a failed verification), or `nil`.
+    var problem: String?
+}
+
+/// Runs `scenario` once, timed, then checks its tally and verifies it (untimed).
+func checkedRun(_ scenario: Scenario) -> RunOutcome {
+    let baseline = scenario.measuresPeakMemory ? PeakMemory.reset() : nil
     let before = scenario.observe()
     let cpuStart = processCPUSeconds()
     let start = DispatchTime.now().uptimeNanoseconds
     var tally = scenario.run()
     let end = DispatchTime.now().uptimeNanoseconds
     let cpuEnd = processCPUSeconds()
+    let peak = baseline == nil ? nil : PeakMemory.peak()
     let after = scenario.observe()
     tally.served += after.served - before.served
     tally.interceptorCalls += after.interceptorCalls - before.interceptorCalls
-    guard tally == scenario.expect else {
-        fail("\(scenario.name): got \(tally), expected \(scenario.expect)")
+    var outcome = RunOutcome(wall: Double(end - start) / 1e9, cpu: cpuEnd - cpuStart)
+    if let baseline, let peak { outcome.peakMemoryGrowth = max(0, peak - baseline) }
+    // Always verified (it also cleans up), even after a wrong tally.
+    let problem = scenario.verify()
+    if tally != scenario.expect {
+        outcome.problem =
+            "\(scenario.name): got \(tally), expected \(scenario.expect)" + (problem.map { " (\($0))" } ?? "")
+    } else if let problem {
+        outcome.problem = "\(scenario.name): \(problem)"
     }
-    return (Double(end - start) / 1e9, cpuEnd - cpuStart)
+    return outcome
+}
+
+/// Runs `scenario` once (see `checkedRun`); a run with a problem ends the benchmark.
+private func verifiedRun(_ scenario: Scenario) -> RunOutcome {
+    let outcome = checkedRun(scenario)
+    if let problem = outcome.problem { fail(problem) }
+    return outcome
 }
 
 /// Heap allocations per operation of `scenario`, from one run with the malloc counter on
@@ -122,9 +162,13 @@ func countAllocations(_ scenario: Scenario) -> (calls: Double, bytes: Double)? {
     let after = scenario.observe()
     tally.served += after.served - before.served
     tally.interceptorCalls += after.interceptorCalls - before.interceptorCalls
+    let problem = scenario.verify()
     guard tally == scenario.expect else {
-        fail("\(scenario.name) (counting allocations): got \(tally), expected \(scenario.expect)")
+        fail(
+            "\(scenario.name) (counting allocations): got \(tally), expected \(scenario.expect)"
+                + (problem.map { " (\($0))" } ?? ""))
     }
+    if let problem { fail("\(scenario.name) (counting allocations): \(problem)") }
     let operations = Double(scenario.operations)
     return (Double(malloc_counter_calls()) / operations, Double(malloc_counter_bytes()) / operations)
 }
@@ -146,5 +190,31 @@ func processCPUSeconds() -> Double {
 
 func fail(_ message: String) -> Never {
     FileHandle.standardError.write(Data("benchmark failed: \(message)\n".utf8))
+    FilesToRemove.onFailure.removeAll()
     exit(1)
+}
+
+/// Files and folders a benchmark made that `fail` removes before exiting (a failed run
+/// ends the process at once, before any cleanup of its own).
+final class FilesToRemove: @unchecked Sendable {
+    // @unchecked: `urls` is only touched under `lock`.
+    static let onFailure = FilesToRemove()
+    private let lock = NSLock()
+    private var urls: [URL] = []
+
+    func add(_ url: URL) {
+        lock.withLock { urls.append(url) }
+    }
+
+    func forget(_ url: URL) {
+        lock.withLock { urls.removeAll { $0 == url } }
+    }
+
+    func removeAll() {
+        let removed = lock.withLock {
+            defer { urls = [] }
+            return urls
+        }
+        for url in removed { try? FileManager.default.removeItem(at: url) }
+    }
 }

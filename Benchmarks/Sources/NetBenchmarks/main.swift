@@ -8,7 +8,10 @@ import Leash
 // counted, and seen by the server).
 //
 //     swift run -c release --package-path Benchmarks net-benchmarks [--requests N] [--executions K]
-//         [--storm S] [--only "scenario name"]
+//         [--storm S] [--transfer-mb M] [--only "scenario name"]
+//
+// Then the transfers (TransferScenarios.swift): an M MB download to a file, file upload and
+// multipart upload (default 100 MB), Leash against raw URLSession, with each run's peak RSS.
 
 let arguments = CommandLine.arguments
 
@@ -30,6 +33,8 @@ let executions = option("--executions", default: 20_000)
 /// Concurrent requests of the refresh storm (and of the plain run it is compared with).
 let stormRequests = option("--storm", default: 1_000)
 let inFlight = 64
+/// The size of every transfer (the download, the uploaded file, the form's file part).
+let transferBytes = option("--transfer-mb", default: 100) * 1_000_000
 
 let modes = [1, inFlight].flatMap { concurrency in
     [NetworkMode.API.raw, .rawAsync, .transport, .callback, .rx, .async].map {
@@ -92,23 +97,37 @@ if let index = arguments.firstIndex(of: "--only") {
     }
     var server: ServerProcess?
     var bench: NetworkBench?
+    var transferBench: TransferBench?
     var scenarios: [Scenario] = []
+    /// The child server, started for the first scenario that needs it.
+    func startedServer() -> ServerProcess {
+        if let server { return server }
+        let child = ServerProcess()
+        server = child
+        return child
+    }
     for name in names {
         if let mode = modes.first(where: { $0.name == name }) {
             if bench == nil {
-                let child = ServerProcess()
-                server = child
+                let child = startedServer()
                 bench = NetworkBench(
                     server: child, raw: RawClient(baseURL: child.baseURL),
                     leash: LeashSetup(baseURL: child.baseURL, transport: URLSessionTransport()))
             }
             if let bench { scenarios.append(bench.scenario(mode, total: requests)) }
+        } else if let mode = TransferMode(rawValue: name) {
+            if transferBench == nil {
+                let child = startedServer()
+                transferBench = TransferBench(
+                    bytes: transferBytes, baseURL: child.baseURL, requestCount: { child.requestCount() })
+            }
+            if let transferBench { scenarios.append(transferBench.scenario(mode)) }
         } else if let match = pipeline.first(where: { $0.name == name }) {
             scenarios.append(match)
         } else {
             fail(
                 "no scenario named \"\(name)\"; names: "
-                    + (modes.map(\.name) + pipeline.map(\.name) + [
+                    + (modes.map(\.name) + pipeline.map(\.name) + TransferMode.allCases.map(\.name) + [
                         RefreshStormBench.stormName, RefreshStormBench.plainName,
                     ])
                     .joined(separator: "; "))
@@ -116,10 +135,18 @@ if let index = arguments.firstIndex(of: "--only") {
     }
     for timing in measureSideBySide(scenarios, repetitions: 20) {
         let mallocs = countAllocations(timing.scenario).map { String(format: "%.1f", $0.calls) } ?? "?"
-        print(
-            "\(timing.scenario.name): \(timing.operationsPerSecond) operations/s, "
-                + "\(timing.cpuPerOperation * 1e6) µs CPU/operation, \(mallocs) mallocs/operation")
+        if TransferMode(rawValue: timing.scenario.name) != nil {
+            print(
+                "\(timing.scenario.name): \(format(Double(transferBytes) / 1e6 / timing.seconds, 1)) MB/s, "
+                    + "\(format(timing.cpuPerOperation * 1e9 / Double(transferBytes), 2)) ms CPU/MB, "
+                    + "peak RSS growth \(megabytes(timing.peakMemoryGrowth)), \(mallocs) mallocs/transfer")
+        } else {
+            print(
+                "\(timing.scenario.name): \(timing.operationsPerSecond) operations/s, "
+                    + "\(timing.cpuPerOperation * 1e6) µs CPU/operation, \(mallocs) mallocs/operation")
+        }
     }
+    transferBench?.removeFiles()
     server?.stop()
     exit(0)
 }
@@ -148,6 +175,22 @@ var pipelineTimings = measureSideBySide(pipeline)
 for index in pipelineTimings.indices {
     pipelineTimings[index].allocations = countAllocations(pipelineTimings[index].scenario)
 }
+
+// Transfers: each kind side by side (Leash and raw alternating), 5 rounds; allocations from
+// one more, counted run of each.
+let transferServer = ServerProcess()
+let transferBench = TransferBench(
+    bytes: transferBytes, baseURL: transferServer.baseURL, requestCount: { transferServer.requestCount() })
+var transferTimings: [Timing] = []
+for kind in TransferKind.allCases {
+    let kindModes = TransferMode.allCases.filter { $0.kind == kind }
+    transferTimings += measureSideBySide(kindModes.map(transferBench.scenario))
+}
+for index in transferTimings.indices {
+    transferTimings[index].allocations = countAllocations(transferTimings[index].scenario)
+}
+transferBench.removeFiles()
+transferServer.stop()
 
 // MARK: Report
 
@@ -226,3 +269,59 @@ print(
         + "the storm's all get 401 once and share one refresh (checked every run).")
 print()
 stormBench.report(stormTimings)
+
+// MARK: Transfers
+
+/// `bytes` as decimal megabytes with one digit, or "not measured".
+func megabytes(_ bytes: Int?) -> String {
+    bytes.map { String(format: "%.1f MB", Double($0) / 1e6) } ?? "not measured"
+}
+
+print()
+print(
+    "Transfers: \(format(Double(transferBytes))) bytes (\(transferBytes / 1_000_000) MB) per run against a "
+        + "LoopbackServer in a child process; each kind side by side, medians of 5 runs after a warm-up. "
+        + "Peak RSS growth: the largest rise of VmHWM over the RSS at the start of a run (heap trimmed and peak "
+        + "reset before each). Every run verified: downloads byte for byte (untimed), uploads by the server's count.")
+print()
+print("| scenario | MB/s | leash / raw | client CPU ms/MB | peak RSS growth | mallocs/transfer |")
+print("|---|---:|---:|---:|---:|---:|")
+/// Leash's throughput over the fastest raw URLSession scenario of the same kind.
+@MainActor func transferRatio(_ timing: Timing) -> Double? {
+    guard let mode = TransferMode(rawValue: timing.scenario.name), mode.isLeash else { return nil }
+    let fastestRaw = transferTimings.filter {
+        guard let other = TransferMode(rawValue: $0.scenario.name) else { return false }
+        return other.kind == mode.kind && !other.isLeash
+    }.map(\.seconds).min()
+    return fastestRaw.map { $0 / timing.seconds }
+}
+for timing in transferTimings {
+    let ratio = transferRatio(timing).map { String(format: "%.2f", $0) } ?? "–"
+    let mallocs = timing.allocations.map { format($0.calls) } ?? "not measured"
+    print(
+        "| \(timing.scenario.name) | \(format(Double(transferBytes) / 1e6 / timing.seconds, 1)) | \(ratio) | "
+            + "\(format(timing.cpuPerOperation * 1e9 / Double(transferBytes), 2)) | "
+            + "\(megabytes(timing.peakMemoryGrowth)) | \(mallocs) |")
+}
+let leashTransfers = transferTimings.filter { TransferMode(rawValue: $0.scenario.name)?.isLeash == true }
+// Leash against every raw row of its kind, the delegate-based ones (which, like Leash, see
+// each chunk as it moves) included.
+let pairwise = leashTransfers.compactMap { leash -> String? in
+    guard let kind = TransferMode(rawValue: leash.scenario.name)?.kind else { return nil }
+    return transferTimings.filter {
+        guard let mode = TransferMode(rawValue: $0.scenario.name) else { return false }
+        return mode.kind == kind && !mode.isLeash
+    }.map { raw in
+        String(format: "%.2f", raw.seconds / leash.seconds) + " of " + raw.scenario.name
+    }.joined(separator: ", ")
+}
+let transferLoad = (try? String(contentsOfFile: "/proc/loadavg", encoding: .utf8))?.split(separator: " ").prefix(3)
+    .joined(separator: " ")
+print()
+print("Leash against each raw row of its kind: " + pairwise.joined(separator: "; ") + ".")
+print(
+    "Bars: leash ≥ 0.95 of the fastest raw URLSession of its kind in "
+        + "\(leashTransfers.filter { (transferRatio($0) ?? 0) >= 0.95 }.count) of \(leashTransfers.count); "
+        + "leash peak RSS growth < 20 MB in "
+        + "\(leashTransfers.filter { ($0.peakMemoryGrowth ?? .max) < 20_000_000 }.count) of \(leashTransfers.count). "
+        + "Load average at the end: \(transferLoad ?? "unknown").")

@@ -21,4 +21,8 @@ uint64_t malloc_counter_calls(void);
 /// Bytes those calls asked for.
 uint64_t malloc_counter_bytes(void);
 
+/// Returns the heap's free pages to the system (glibc's `malloc_trim(0)`; nothing
+/// elsewhere), so that the resident set holds only memory in use.
+void malloc_counter_trim(void);
+
 #endif
