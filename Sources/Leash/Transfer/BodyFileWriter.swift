@@ -8,9 +8,10 @@ import Foundation
 /// `TransportRequest.Destination.file`), appending to what an earlier attempt left when
 /// the server resumes it, starting over otherwise.
 ///
-/// Used on one thread at a time (the transport's delivery of one task); every failure is
-/// a `LeashError.fileAccess` naming the file.
-final class BodyFileWriter {
+/// Used on one thread at a time (the queue a transport writes one download on); every
+/// failure is a `LeashError.fileAccess` naming the file.
+final class BodyFileWriter: @unchecked Sendable {
+    // @unchecked: handed to the one queue that writes with it, then used only there.
     let url: URL
     private let handle: FileHandle
     /// The bytes the file keeps from before this response (0 when starting over).

@@ -135,17 +135,23 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 /// the destination file), and its events handed to its delivery queue, in order, where
 /// the pipeline runs.
 ///
-/// The body is kept in place, on URLSession's queue, which calls one delegate method at a
-/// time: a file write is short and waits on no queue, and keeping the bytes there is what
-/// keeps memory flat (handing every 16 KB chunk to another queue let chunks pile up
-/// behind a busy subscriber, 40–70 MB for a 100 MB download, and woke a thread per chunk).
-/// Progress crosses over at most once per `ProgressHops.interval`, the latest one at the
-/// end of each interval. `state` decides, once, between finishing and cancelling (after a
-/// dispose nothing is reported).
+/// A body in memory is kept in place, on URLSession's queue, which calls one delegate
+/// method at a time. A download's chunks are written to its file on a queue of the
+/// task's own, so that receiving and writing overlap, with at most `backlogLimit` bytes
+/// waiting: beyond that, URLSession's queue waits for the writes (a queue that runs
+/// nothing but them, so the wait always ends), which slows the connection down instead of
+/// growing memory (handing every chunk to the delivery queue, behind the subscriber, let
+/// 40–70 MB pile up for a 100 MB download). Progress crosses to the delivery queue at most
+/// once per `ProgressHops.interval`, the latest one at the end of each interval. `state`
+/// decides, once, between finishing and cancelling (after a dispose nothing is reported).
 private final class TransferTask: @unchecked Sendable {
-    // @unchecked: `head`, `body`, `writer`, `receivedBytes`, `expectedBytes` and `failure`
-    // are only touched on URLSession's queue, one delegate call at a time; `hops` is
-    // behind its own lock.
+    // @unchecked: `head`, `body`, `writer` (until handed to `writes`), `writes`,
+    // `receivedBytes`, `expectedBytes` and `failure` are only touched on URLSession's
+    // queue, one delegate call at a time; the writer and `writeError` then only on
+    // `writes`; `hops` is behind its own lock; `backlog` and `writeFailed` are atomics.
+
+    /// The most bytes of a download waiting to be written before URLSession's queue waits.
+    static let backlogLimit = 2 * 1024 * 1024
     private let destination: TransportRequest.Destination
     private let reportsProgress: Bool
     private let requestedOffset: Int64
@@ -163,6 +169,14 @@ private final class TransferTask: @unchecked Sendable {
     private var expectedBytes: Int64?
     /// Set when keeping the body failed: the task is cancelled and this is the error.
     private var failure: Swift.Error?
+    /// Where a download's chunks are written, in order.
+    private var writes: DispatchQueue?
+    /// Bytes handed to `writes` and not written yet.
+    private let backlog = AtomicInt(0)
+    /// 1 once a write failed (on `writes`): later chunks are dropped.
+    private let writeFailed = AtomicInt(0)
+    /// The failed write's error (on `writes`).
+    private var writeError: Swift.Error?
 
     init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
@@ -197,6 +211,7 @@ private final class TransferTask: @unchecked Sendable {
             do {
                 let writer = try BodyFileWriter(url: url, head: http, requestedOffset: requestedOffset)
                 self.writer = writer
+                writes = DispatchQueue(label: "leash.urlsession.download-writes")
                 receivedBytes = writer.startOffset
                 expectedBytes = length >= 0 ? writer.startOffset + length : nil
             } catch {
@@ -210,13 +225,22 @@ private final class TransferTask: @unchecked Sendable {
     }
 
     func received(_ data: Data) {
-        guard state.isRunning, failure == nil else { return }
-        if let writer {
-            do {
-                try writer.write(data)
-            } catch {
-                fail(error)
-                return
+        guard state.isRunning, failure == nil, writeFailed.load() == 0 else { return }
+        if let writer, let writes {
+            let count = data.count
+            // Too much waiting to be written: wait for it here, which slows the connection.
+            if backlog.add(count) > Self.backlogLimit { writes.sync {} }
+            writes.async { [self] in
+                defer { _ = backlog.add(-count) }
+                guard writeFailed.load() == 0 else { return }
+                do {
+                    try writer.write(data)
+                } catch {
+                    writeFailed.store(1)
+                    writeError = error
+                    writer.abandon()
+                    if state.abort() { hand([.error(error)]) }
+                }
             }
         } else {
             body.append(data)
@@ -229,29 +253,50 @@ private final class TransferTask: @unchecked Sendable {
 
     func completed(_ error: Swift.Error?) {
         if failure != nil { return }
-        guard state.finish() else {
-            writer?.abandon()
+        let finished = state.finish()
+        guard let writer, let writes else {
+            finish(finished, error, response: nil)
             return
         }
-        if let error {
-            writer?.abandon()
-            hand([.error(URLSessionTransport.leashError(for: error))])
-            return
-        }
-        guard let head else {
-            writer?.abandon()
-            hand([.error(LeashError.invalidResponse(reason: "the transfer ended without a response"))])
-            return
-        }
-        let response: TransportResponse
-        if let writer {
+        // After the chunks still waiting to be written.
+        writes.async { [self] in
+            if let writeError {
+                // The write failed after URLSession finished: the failure is the outcome.
+                if finished { hand([.error(writeError)]) }
+                return
+            }
+            guard finished, error == nil else {
+                writer.abandon()
+                finish(finished, error, response: nil)
+                return
+            }
             do {
                 try writer.close()
             } catch {
                 hand([.error(error)])
                 return
             }
-            response = TransportResponse(httpResponse: head, file: writer.url)
+            // The head was set before the first chunk was handed over (a writer is made
+            // from it): reading it here follows that write.
+            guard let head else { return finish(finished, nil, response: nil) }
+            finish(finished, nil, response: TransportResponse(httpResponse: head, file: writer.url))
+        }
+    }
+
+    /// Reports the end: `error`, or the response (`file`'s, else the body in memory).
+    private func finish(_ finished: Bool, _ error: Swift.Error?, response fileResponse: TransportResponse?) {
+        guard finished else { return }
+        if let error {
+            hand([.error(URLSessionTransport.leashError(for: error))])
+            return
+        }
+        guard let head else {
+            hand([.error(LeashError.invalidResponse(reason: "the transfer ended without a response"))])
+            return
+        }
+        let response: TransportResponse
+        if let fileResponse {
+            response = fileResponse
         } else {
             response = TransportResponse(httpResponse: head, data: body)
             body = Data()
@@ -273,7 +318,7 @@ private final class TransferTask: @unchecked Sendable {
     /// keeps in memory (its progress bar would fill just before the failure).
     private var reportsBodyProgress: Bool {
         guard reportsProgress else { return false }
-        if case .file = destination { return writer != nil }
+        if case .file = destination { return writes != nil }
         return true
     }
 
