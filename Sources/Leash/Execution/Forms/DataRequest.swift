@@ -17,8 +17,8 @@ extension URLRequest: URLRequestConvertible {
     public func asURLRequest() throws -> URLRequest { self }
 }
 
-/// A prepared request and, once executed, the handle that cancels it; Leash's stand-in
-/// for Alamofire's `DataRequest`.
+/// A prepared request and, once executed, the handle that cancels, suspends and resumes
+/// it; Leash's stand-in for Alamofire's `DataRequest`.
 ///
 /// ```swift
 /// let request = try client.request(for: APIEndpoint.readAllUsers)
