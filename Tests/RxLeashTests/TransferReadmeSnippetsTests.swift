@@ -38,14 +38,8 @@ final class TransferReadmeSnippetsTests: LoopbackIntegrationCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("leash-readme-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        folder = try TransferTestFolder(removedAfter: self).url
         server.route("GET", "/reports/2026.pdf", response: LoopbackResponse(body: reportBytes))
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-        super.tearDown()
     }
 
     func testUploadWithProgress_rx() throws {

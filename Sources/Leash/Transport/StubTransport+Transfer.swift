@@ -14,10 +14,10 @@ extension StubTransport {
     /// `dropsAfter` some bytes keeps those (in the file too) and fails with
     /// `URLError.networkConnectionLost`.
     public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
-        let carried = TransportRequestBox(request.urlRequest)
+        let carried = Carried(request.urlRequest)
         let scheduler = self.scheduler ?? StubTransport.defaultScheduler
         return Observable.deferred { [self] in
-            let response = nextResponse(for: carried.request)
+            let response = nextResponse(for: carried.value)
             let steps: [StubStep]
             do {
                 steps = try StubScript(request: request, response: response).steps()

@@ -76,10 +76,10 @@ public final class StubTransport: Transport, @unchecked Sendable {
 
     /// Sends `request`: answers with the next scripted response for it.
     public func send(_ request: URLRequest) -> Observable<TransportResponse> {
-        let box = StubRequestBox(request: request)
+        let box = Carried(request)
         return Observable.deferred { [self] in
-            let response = nextResponse(for: box.request)
-            let outcome = StubOutcome(response.makeOutcome(for: box.request))
+            let response = nextResponse(for: box.value)
+            let outcome = StubOutcome(response.makeOutcome(for: box.value))
             guard let delay = response.delay else {
                 return outcome.observable()
             }
@@ -254,11 +254,6 @@ public struct StubResponse: Sendable {
         let body = request.httpMethod == "HEAD" ? Data() : body
         return .success(TransportResponse(httpResponse: response, data: body))
     }
-}
-
-private struct StubRequestBox: @unchecked Sendable {
-    // URLRequest is an immutable value here.
-    let request: URLRequest
 }
 
 private struct StubOutcome: @unchecked Sendable {

@@ -29,8 +29,8 @@ extension Transport {
             }
             let requestedOffset = TransferBodyPlan.requestRange(for: request.destination, in: &urlRequest)
             let uploadSize = Int64(urlRequest.httpBody?.count ?? 0)
-            let carried = TransportRequestBox(urlRequest)
-            return transport.send(carried.request).subscribe(
+            let carried = Carried(urlRequest)
+            return transport.send(carried.value).subscribe(
                 onNext: { response in
                     if request.reportsProgress, uploadSize > 0 {
                         observer.onNext(
@@ -52,12 +52,6 @@ extension Transport {
                 onCompleted: { observer.onCompleted() })
         }
     }
-}
-
-/// A request handed into a `@Sendable` closure (URLRequest is an immutable value here).
-struct TransportRequestBox: @unchecked Sendable {
-    let request: URLRequest
-    init(_ request: URLRequest) { self.request = request }
 }
 
 /// The rules of `TransportRequest.Destination` that every transport shares.

@@ -56,9 +56,9 @@ final class TransferSession: @unchecked Sendable {
             }
             #if canImport(FoundationNetworking)
                 // Not `uploadTask(with:fromFile:)`: on Linux its file source pauses the
-                // transfer until a read completes and then resumes it with a `try!`, which
-                // crashes the process when the server dropped the connection meanwhile
-                // (libcurl error 43; 1 in 5 uploads cut by the server). A stream body is
+                // transfer until a read completes and then resumes it with a forced `try`,
+                // which crashes the process when the server dropped the connection
+                // meanwhile (libcurl error 43; 1 in 5 uploads cut by the server). A stream body is
                 // read as it is sent, without pausing.
                 guard let stream = InputStream(url: url) else {
                     observer.onError(

@@ -18,22 +18,10 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("leash-download-tests-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-        super.tearDown()
+        folder = try TransferTestFolder(removedAfter: self).url
     }
 
     private var destination: URL { folder.appendingPathComponent("sub/dir/file.bin") }
-
-    /// The transfers folder's files, to check none is left behind.
-    private func transferFiles() -> Set<String> {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leash-transfers")
-        return Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-    }
 
     private func pattern(_ count: Int) -> Data {
         Data((0..<count).map { UInt8(truncatingIfNeeded: $0) })

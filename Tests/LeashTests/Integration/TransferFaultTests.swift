@@ -18,21 +18,10 @@ final class TransferFaultTests: LoopbackIntegrationCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("leash-faults-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-        super.tearDown()
+        folder = try TransferTestFolder(removedAfter: self).url
     }
 
     private var destination: URL { folder.appendingPathComponent("file.bin") }
-
-    private func transferFiles() -> Set<String> {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leash-transfers")
-        return Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-    }
 
     private func download(_ client: Client, _ path: String) throws -> [ExecutionEvent<URL>] {
         try client.downloadExecution(SpecEndpoint(path), to: destination).toBlocking(timeout: 20).toArray()

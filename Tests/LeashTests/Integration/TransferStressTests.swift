@@ -15,11 +15,8 @@ import XCTest
 /// resource is freed (the base class checks it).
 final class TransferStressTests: LoopbackIntegrationCase {
     func testDownloadsDisposedAtRandomMomentsFromManyThreads_leaveNothingBehind() throws {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("leash-stress-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: folder) }
-        let transfers = FileManager.default.temporaryDirectory.appendingPathComponent("leash-transfers")
-        let before = Set((try? FileManager.default.contentsOfDirectory(atPath: transfers.path)) ?? [])
+        let folder = try TransferTestFolder(removedAfter: self).url
+        let before = transferFiles()
         let client = try makeClient()
         let count = 120
         let ended = SpecLocked(0)
@@ -58,7 +55,6 @@ final class TransferStressTests: LoopbackIntegrationCase {
         XCTAssertEqual(ended.value, count)
         // Disposing removes a download's file at once, and an ending execution before it
         // reports: nothing is left by now.
-        let left = Set((try? FileManager.default.contentsOfDirectory(atPath: transfers.path)) ?? [])
-        XCTAssertEqual(left.subtracting(before), [], "temporary files left behind")
+        XCTAssertEqual(transferFiles().subtracting(before), [], "temporary files left behind")
     }
 }

@@ -18,13 +18,7 @@ final class UploadLoopbackTests: LoopbackIntegrationCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("leash-upload-tests-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-        super.tearDown()
+        folder = try TransferTestFolder(removedAfter: self).url
     }
 
     private func bytes(_ count: Int) -> Data {
@@ -35,12 +29,6 @@ final class UploadLoopbackTests: LoopbackIntegrationCase {
         let url = folder.appendingPathComponent(name)
         try data.write(to: url)
         return url
-    }
-
-    /// The transfers folder's files, to check none is left behind.
-    private func transferFiles() -> Set<String> {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leash-transfers")
-        return Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
     }
 
     private func upload(_ client: Client, _ endpoint: Endpoint) throws -> [ExecutionEvent<LoopbackServer.EchoedRequest>]

@@ -17,13 +17,7 @@ final class SuspendResumeTests: VirtualTimeTestCase {
 
     override func setUpWithError() throws {
         try super.setUpWithError()
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("leash-suspend-tests-\(UUID())")
-        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
-    }
-
-    override func tearDown() {
-        try? FileManager.default.removeItem(at: folder)
-        super.tearDown()
+        folder = try TransferTestFolder(removedAfter: self).url
     }
 
     private func pattern(_ count: Int) -> Data {

@@ -75,44 +75,14 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         let pipeline = self
         return Observable<ExecutionEvent<Value>>.create { observer in
             let output = SerialObserver(observer)
-            let deadline = pipeline.makeDeadline()
-            let stages = pipeline.stages(
-                progress: ProgressSink { output.onNext(ExecutionEvent(progress: $0)) }, deadline: deadline)
-            let subscription = SingleAssignmentDisposable()
-            deadline?.start { seconds in
-                // Files first: whoever sees the timeout finds them gone.
-                stages.release()
-                output.onError(LeashError.timeout(seconds: seconds))
-                subscription.dispose()
-            }
-            subscription.setDisposable(
-                pipeline.run(attempt: 1, stages: stages)
-                    .subscribe(
-                        onNext: { response in
-                            switch response {
-                            case .success(let value, let extra):
-                                output.onNext(.value(value, extra: ResponseExtra.of(extra)))
-                            case .failure(let error):
-                                deadline?.cancel()
-                                stages.release()
-                                output.onError(error)
-                            }
-                        },
-                        onError: { error in
-                            deadline?.cancel()
-                            stages.release()
-                            output.onError(error)
-                        },
-                        onCompleted: {
-                            deadline?.cancel()
-                            stages.release()
-                            output.onCompleted()
-                        }))
-            return Disposables.create {
-                deadline?.cancel()
-                output.release()
-                subscription.dispose()
-                stages.release()
+            let progress = ProgressSink { output.onNext(ExecutionEvent(progress: $0)) }
+            return pipeline.subscribe(output, progress: progress) { stages in
+                pipeline.run(attempt: 1, stages: stages).map { response in
+                    switch response {
+                    case .success(let value, let extra): return .value(value, extra: ResponseExtra.of(extra))
+                    case .failure(let error): throw error
+                    }
+                }
             }
         }
     }
@@ -189,30 +159,39 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         }
         let pipeline = self
         return Observable<Element>.create { observer in
-            let deadline = pipeline.makeDeadline()
-            let stages = pipeline.stages(progress: progress, handoff: handoff, deadline: deadline)
-            let output = SerialObserver(observer)
-            let subscription = SingleAssignmentDisposable()
-            deadline?.start { seconds in
-                // Files first: whoever sees the timeout finds them gone.
-                stages.release()
-                output.onError(LeashError.timeout(seconds: seconds))
-                subscription.dispose()
-            }
-            subscription.setDisposable(
-                execution(stages).subscribe { event in
-                    if event.isStopEvent {
-                        deadline?.cancel()
-                        stages.release()
-                    }
-                    output.on(event)
-                })
-            return Disposables.create {
-                deadline?.cancel()
-                output.release()
-                subscription.dispose()
-                stages.release()
-            }
+            pipeline.subscribe(SerialObserver(observer), progress: progress, handoff: handoff, execution)
+        }
+    }
+
+    /// Subscribes `output` to `execution(stages)` with the subscription's own stages and
+    /// deadline: the deadline ends it with `LeashError.timeout` (unless it was met first),
+    /// and the files the execution made are removed at its end, whatever ends it, before
+    /// the end is reported.
+    private func subscribe<Element>(
+        _ output: SerialObserver<Element>, progress: ProgressSink, handoff: ResponseHandoff? = nil,
+        _ execution: (DataStages) -> Observable<Element>
+    ) -> Disposable {
+        let deadline = makeDeadline()
+        let stages = self.stages(progress: progress, handoff: handoff, deadline: deadline)
+        let subscription = SingleAssignmentDisposable()
+        deadline?.start { seconds in
+            stages.release()
+            output.onError(LeashError.timeout(seconds: seconds))
+            subscription.dispose()
+        }
+        subscription.setDisposable(
+            execution(stages).subscribe { event in
+                if event.isStopEvent {
+                    deadline?.cancel()
+                    stages.release()
+                }
+                output.on(event)
+            })
+        return Disposables.create {
+            deadline?.cancel()
+            output.release()
+            subscription.dispose()
+            stages.release()
         }
     }
 
