@@ -7,10 +7,20 @@ enum ExecutionKind: Sendable {
     case upload
     /// A download to a file; likewise.
     case download(DownloadPlan)
+    /// A stream: its response's body handed on in chunks as it arrives (`client.rx.stream`,
+    /// `lines`, `serverSentEvents`); it lasts as long as its bytes keep coming.
+    case stream
 
-    /// Whether the execution is an upload or a download (see `ExecutionPipeline.limits`).
+    /// Whether the execution is an upload, a download or a stream, whose time limits
+    /// bound stalls rather than the whole (see `ExecutionPipeline.limits`).
     var isTransfer: Bool {
         if case .request = self { return false }
         return true
+    }
+
+    /// Whether the execution is a stream.
+    var isStream: Bool {
+        if case .stream = self { return true }
+        return false
     }
 }

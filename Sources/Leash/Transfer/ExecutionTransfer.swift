@@ -21,6 +21,8 @@ final class ExecutionTransfer: @unchecked Sendable {
     let reportsProgress: Bool
     /// Where a download goes, if this is one.
     let download: DownloadPlan?
+    /// Whether the response's body is handed on in chunks as it arrives (a stream).
+    let streams: Bool
     /// The clock progress is throttled on: the manager's scheduler (virtual under a
     /// `TestScheduler`).
     private let scheduler: SchedulerType
@@ -34,9 +36,10 @@ final class ExecutionTransfer: @unchecked Sendable {
     private var uploadThrottle = ProgressThrottle()
     private var downloadThrottle = ProgressThrottle()
 
-    init(reportsProgress: Bool, download: DownloadPlan?, scheduler: SchedulerType) {
+    init(reportsProgress: Bool, download: DownloadPlan?, streams: Bool = false, scheduler: SchedulerType) {
         self.reportsProgress = reportsProgress
         self.download = download
+        self.streams = streams
         self.scheduler = scheduler
     }
 
@@ -69,8 +72,10 @@ final class ExecutionTransfer: @unchecked Sendable {
     }
 
     /// Where the response's body goes: the download's temporary file (made on the first
-    /// attempt, from `resumingFrom` if given; later attempts resume it), else memory.
+    /// attempt, from `resumingFrom` if given; later attempts resume it), a stream's
+    /// chunks, else memory.
     func destination() throws -> TransportRequest.Destination {
+        if streams { return .stream }
         guard let download else { return .memory }
         return .file(
             try lock.withLock { () throws -> URL in

@@ -9,8 +9,10 @@ extension StubTransport {
     /// Answers a transfer with the next scripted response, step by step on the
     /// transport's scheduler (in virtual time on a `TestScheduler`): the request's body in
     /// `progressSteps` upload steps, the head after the response's `delay`, the body in as
-    /// many download steps, then the end. A file destination gets the body written (from
-    /// where a `Range` asks, if the response `acceptsRanges`); a response that
+    /// many download steps (or in its scripted `chunks`), then the end. A file
+    /// destination gets the body written (from where a `Range` asks, if the response
+    /// `acceptsRanges`); a stream destination gets each step's bytes as a `.body` chunk,
+    /// and stays open after the last one if the response `keepsOpen`; a response that
     /// `dropsAfter` some bytes keeps those (in the file too) and fails with
     /// `URLError.networkConnectionLost`.
     public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
@@ -112,8 +114,9 @@ private struct StubScript {
         let body = answer.data
         let cut = response.dropsAfter.map { min($0, body.count) }
         let delivered = cut ?? body.count
-        let writes =
-            request.destination != .memory && TransferBodyPlan.writesToFile(status: answer.httpResponse.statusCode)
+        let status = answer.httpResponse.statusCode
+        let writes = request.destination.isFile && TransferBodyPlan.writesToFile(status: status)
+        let streams = request.destination == .stream && TransferBodyPlan.streamsBody(status: status)
         let file = FileSteps(
             destination: request.destination, head: answer.httpResponse, requestedOffset: requestedOffset)
         steps.append(
@@ -121,27 +124,29 @@ private struct StubScript {
                 if writes { try file.open() }
                 return [.next(.response(answer.httpResponse))]
             })
-        let count = response.progressSteps
         let expected = Int64(body.count) + (writes ? file.startOffset : 0)
+        // An error page a download keeps in memory reports no progress (see
+        // `TransferTask.reportsBodyProgress`).
+        let reports = request.reportsProgress && (writes || !request.destination.isFile)
         var sent = 0
-        for step in 1...count {
-            let upTo = step == count ? delivered : min(delivered, body.count * step / count)
-            let chunk = body.subdata(in: sent..<upTo)
-            sent = upTo
-            // An error page a download keeps in memory reports no progress (see
-            // `TransferTask.reportsBodyProgress`).
-            let reports = request.reportsProgress && (writes || request.destination == .memory)
+        for (index, end) in response.chunkEnds(forBodyOf: body.count).enumerated() {
+            let upTo = min(delivered, end)
+            let chunk = body.subdata(in: min(sent, upTo)..<upTo)
+            sent = max(sent, upTo)
             steps.append(
-                StubStep(delay: step == 1 ? nil : response.progressInterval) {
+                StubStep(delay: index == 0 ? nil : response.progressInterval) {
                     if writes { try file.write(chunk) }
-                    guard reports else { return [] }
-                    return [
-                        .next(
-                            .downloadProgress(
-                                TransferProgress(
-                                    completedBytes: (writes ? file.startOffset : 0) + Int64(upTo),
-                                    expectedBytes: expected)))
-                    ]
+                    var events: [Event<TransportEvent>] = []
+                    if streams, !chunk.isEmpty { events.append(.next(.body(chunk))) }
+                    if reports {
+                        events.append(
+                            .next(
+                                .downloadProgress(
+                                    TransferProgress(
+                                        completedBytes: (writes ? file.startOffset : 0) + Int64(upTo),
+                                        expectedBytes: expected))))
+                    }
+                    return events
                 })
         }
         if cut != nil {
@@ -150,9 +155,15 @@ private struct StubScript {
                     if writes { try file.close() }
                     return [.error(LeashError.transport(URLError(.networkConnectionLost)))]
                 })
+        } else if streams && response.keepsOpen {
+            // The connection stays open: the stream ends when it is disposed.
         } else {
             steps.append(
                 StubStep(delay: nil) {
+                    if streams {
+                        let head = TransportResponse(httpResponse: answer.httpResponse, data: Data())
+                        return [.next(.completed(head)), .completed]
+                    }
                     guard writes, let url = file.url else { return [.next(.completed(answer)), .completed] }
                     try file.close()
                     return [
@@ -235,6 +246,14 @@ private final class FileSteps: @unchecked Sendable {
     func close() throws {
         try writer?.close()
         writer = nil
+    }
+}
+
+extension TransportRequest.Destination {
+    /// Whether the body goes to a file.
+    var isFile: Bool {
+        if case .file = self { return true }
+        return false
     }
 }
 

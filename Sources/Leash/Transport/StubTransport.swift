@@ -155,6 +155,12 @@ public struct StubResponse: Sendable {
     /// For transfers: whether a request for `Range: bytes=N-` is answered `206 Partial
     /// Content` with the body's bytes from N (as a server that supports ranges does).
     public var acceptsRanges = false
+    /// For streams: where each chunk of the body ends (offsets into `body`), as scripted
+    /// by `chunks(_:every:)`; `nil` for `progressSteps` equal steps.
+    public var chunkEnds: [Int]?
+    /// For streams: whether the connection stays open after the last chunk (a live feed
+    /// that ends only when disposed), instead of ending the body.
+    public var keepsOpen = false
     /// Why the script itself is broken (a `json(encoding:)` value that did not encode):
     /// answered as that error, so that a test sees it rather than an empty body.
     var scriptError: LeashError?
@@ -232,6 +238,75 @@ public struct StubResponse: Sendable {
         var copy = self
         copy.acceptsRanges = true
         return copy
+    }
+
+    /// A streamed body: `chunks` one after another, `interval` apart (in virtual time on a
+    /// `TestScheduler`), the first with the head. A stream execution (`client.rx.stream`,
+    /// `lines`, `serverSentEvents`) gets each chunk as it comes; any other gets the whole
+    /// body at the end.
+    public static func chunks(
+        _ chunks: [Data], every interval: RxTimeInterval = .seconds(1), status: Int = 200,
+        headers: [String: String] = ["Content-Type": "application/octet-stream"]
+    ) -> StubResponse {
+        var response = StubResponse(status: status, headers: headers, body: chunks.reduce(Data(), +))
+        var end = 0
+        response.chunkEnds = chunks.map { chunk in
+            end += chunk.count
+            return end
+        }
+        response.progressInterval = interval
+        response.progressSteps = max(1, chunks.count)
+        return response
+    }
+
+    /// A streamed text body: `chunks` as UTF-8, one after another, `interval` apart.
+    public static func chunks(
+        _ chunks: [String], every interval: RxTimeInterval = .seconds(1), status: Int = 200,
+        contentType: String = "text/plain; charset=utf-8"
+    ) -> StubResponse {
+        .chunks(chunks.map { Data($0.utf8) }, every: interval, status: status, headers: ["Content-Type": contentType])
+    }
+
+    /// A newline-delimited JSON stream (`application/x-ndjson`): one line per value, one
+    /// chunk per line, `interval` apart. A value that does not encode makes every answer
+    /// of this response fail with `LeashError.encoding`.
+    public static func lines<Value: Encodable>(
+        _ values: [Value], every interval: RxTimeInterval = .seconds(1), encoder: JSONEncoder = JSONEncoder()
+    ) -> StubResponse {
+        do {
+            let lines = try values.map { try encoder.encode($0) + Data("\n".utf8) }
+            return .chunks(lines, every: interval, headers: ["Content-Type": "application/x-ndjson"])
+        } catch {
+            var response = StubResponse()
+            response.scriptError = .encoding(
+                reason: "a stub's \(Value.self) line could not be encoded to JSON", underlying: error)
+            return response
+        }
+    }
+
+    /// A Server-Sent Events stream (`text/event-stream`): one chunk per event, `interval`
+    /// apart, preceded by `retry: <milliseconds>` if given.
+    public static func serverSentEvents(
+        _ events: [ServerSentEvent], every interval: RxTimeInterval = .seconds(1), retry milliseconds: Int? = nil
+    ) -> StubResponse {
+        var chunks = events.map(\.wireFormat)
+        if let milliseconds, !chunks.isEmpty { chunks[0] = "retry: \(milliseconds)\n\n" + chunks[0] }
+        return .chunks(chunks, every: interval, contentType: "text/event-stream")
+    }
+
+    /// The same stream, left open after its last chunk: it ends only when disposed (or
+    /// by a timeout), as a live feed does.
+    public func keepingOpen() -> StubResponse {
+        var copy = self
+        copy.keepsOpen = true
+        return copy
+    }
+
+    /// Where each chunk of a body of `count` bytes ends: the scripted chunks, or
+    /// `progressSteps` equal steps.
+    func chunkEnds(forBodyOf count: Int) -> [Int] {
+        if let chunkEnds { return chunkEnds.map { min($0, count) } }
+        return (1...max(1, progressSteps)).map { step in count * step / max(1, progressSteps) }
     }
 
     /// The same answer after `delay`.

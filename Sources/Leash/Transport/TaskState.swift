@@ -41,13 +41,15 @@ final class TaskState: Disposable, @unchecked Sendable {
         return ended
     }
 
-    /// Starts `task` unless the request was already cancelled.
-    func start(_ task: URLSessionTask) {
+    /// Starts `task` unless the request was already cancelled; returns whether it started.
+    @discardableResult
+    func start(_ task: URLSessionTask) -> Bool {
         let cancelled = lock.withLock { () -> Bool in
             if !isDone { self.task = task }
             return isDone
         }
         if !cancelled { task.resume() }
+        return !cancelled
     }
 
     /// Marks the task finished by URLSession; returns false if it was cancelled first.

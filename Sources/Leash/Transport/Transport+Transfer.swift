@@ -43,6 +43,7 @@ extension Transport {
                         if request.reportsProgress {
                             observer.onNext(.downloadProgress(complete.progress))
                         }
+                        if let chunk = complete.chunk { observer.onNext(.body(chunk)) }
                         observer.onNext(.completed(complete.response))
                     } catch {
                         observer.onError(error)
@@ -77,14 +78,30 @@ enum TransferBodyPlan {
         (200..<300).contains(status)
     }
 
+    /// Whether a response with `status` has its body handed on in chunks to a stream
+    /// destination (successes only: an error page comes whole, for the error).
+    static func streamsBody(status: Int) -> Bool {
+        (200..<300).contains(status)
+    }
+
+    /// The most bytes of an error page kept for a stream destination: a server that
+    /// answers a stream with an endless error body must not fill memory. The rest is
+    /// dropped and the connection closed.
+    static let errorBodyLimit = 1 << 20
+
     /// `response`, received whole in memory, stored as `destination` says, with the
-    /// progress it ends at.
+    /// progress it ends at, and for a stream the chunk to hand on (the whole body).
     static func store(
         _ response: TransportResponse, in destination: TransportRequest.Destination, requestedOffset: Int64
-    ) throws -> (response: TransportResponse, progress: TransferProgress) {
+    ) throws -> (response: TransportResponse, progress: TransferProgress, chunk: Data?) {
         let received = Int64(response.data.count)
+        let progress = TransferProgress(completedBytes: received, expectedBytes: received)
+        if destination == .stream, streamsBody(status: response.httpResponse.statusCode) {
+            let streamed = TransportResponse(httpResponse: response.httpResponse, data: Data())
+            return (streamed, progress, response.data.isEmpty ? nil : response.data)
+        }
         guard case .file(let url) = destination, writesToFile(status: response.httpResponse.statusCode) else {
-            return (response, TransferProgress(completedBytes: received, expectedBytes: received))
+            return (response, progress, nil)
         }
         let writer = try BodyFileWriter(url: url, head: response.httpResponse, requestedOffset: requestedOffset)
         do {
@@ -97,7 +114,7 @@ enum TransferBodyPlan {
         let total = writer.startOffset + received
         return (
             TransportResponse(httpResponse: response.httpResponse, file: url),
-            TransferProgress(completedBytes: total, expectedBytes: total)
+            TransferProgress(completedBytes: total, expectedBytes: total), nil
         )
     }
 }

@@ -28,6 +28,13 @@ public struct TransportRequest: @unchecked Sendable {
         /// bytes=<size>-`) and appends when the server answers `206 Partial Content` for
         /// that offset; on any other success it starts the file over.
         case file(URL)
+        /// Handed on as it arrives, in `TransportEvent.body` chunks between the head and
+        /// the end, for a success (2xx: see `TransferBodyPlan.streamsBody(status:)`); the
+        /// completing `TransportResponse` then has an empty `data`. Other statuses' bodies
+        /// (error pages) are kept in memory, up to `TransferBodyPlan.errorBodyLimit`
+        /// bytes, and come whole in `.completed`, as for `.memory`. A transport that
+        /// cannot stream may hand the whole body as one chunk.
+        case stream
     }
 
     /// The request, with its headers (and its body if `body` is `.inRequest`).
@@ -63,6 +70,9 @@ public enum TransportEvent: @unchecked Sendable {
     case response(HTTPURLResponse)
     /// Bytes of the response's body received so far.
     case downloadProgress(TransferProgress)
+    /// The next bytes of the response's body, for a `.stream` destination (after
+    /// `.response`, before `.completed`). Never empty.
+    case body(Data)
     /// The response is complete: the last event before the observable completes.
     case completed(TransportResponse)
 }

@@ -32,10 +32,11 @@ final class TransferSession: @unchecked Sendable {
     }
 
     /// Starts `request`, reporting to `observer` on `deliveryQueue`; the returned
-    /// disposable cancels it.
+    /// disposable cancels it. A session made for this one request (a stream's) is kept
+    /// alive by it until it ends, and then invalidated.
     func start(
         _ request: TransportRequest, deliveryQueue: DispatchQueue, cancelQueue: DispatchQueue,
-        observer: AnyObserver<TransportEvent>
+        observer: AnyObserver<TransportEvent>, ownsSession: Bool = false
     ) -> Disposable {
         var urlRequest = request.urlRequest
         let requestedOffset = TransferBodyPlan.requestRange(for: request.destination, in: &urlRequest)
@@ -86,10 +87,16 @@ final class TransferSession: @unchecked Sendable {
         let transfer = TransferTask(
             destination: request.destination, reportsProgress: request.reportsProgress,
             requestedOffset: requestedOffset, uploadSize: uploadSize, state: state, deliveryQueue: deliveryQueue,
-            observer: observer)
+            observer: observer, session: ownsSession ? self : nil)
         delegate.register(transfer, for: task)
-        state.start(task)
-        return state
+        // A task never started never completes: its registration would be kept forever.
+        if !state.start(task) { delegate.unregister(task) }
+        guard let backlog = transfer.streamBacklog else { return state }
+        return Disposables.create {
+            state.dispose()
+            // URLSession's queue may be waiting for the subscriber: it need not any more.
+            backlog.close()
+        }
     }
 }
 
@@ -101,6 +108,11 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 
     func register(_ transfer: TransferTask, for task: URLSessionTask) {
         lock.withLock { transfers[task.taskIdentifier] = transfer }
+    }
+
+    /// Forgets the transfer of a task that will never report.
+    func unregister(_ task: URLSessionTask) {
+        _ = transfer(for: task, removing: true)
     }
 
     private func transfer(for task: URLSessionTask, removing: Bool = false) -> TransferTask? {
@@ -144,6 +156,12 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 /// 40–70 MB pile up for a 100 MB download). Progress crosses to the delivery queue at most
 /// once per `ProgressHops.interval`, the latest one at the end of each interval. `state`
 /// decides, once, between finishing and cancelling (after a dispose nothing is reported).
+///
+/// A stream's chunks cross to its delivery queue (its own: see
+/// `URLSessionTransport.transfer(_:)`) as they arrive, with at most `StreamBacklog.limit`
+/// bytes waiting for the subscriber: beyond that, URLSession's queue (the stream's own
+/// session's) waits for it, which stops reading from the socket, so TCP slows the
+/// server down instead of memory growing.
 private final class TransferTask: @unchecked Sendable {
     // @unchecked: `head`, `body`, `writer` (until handed to `writes`), `writes`,
     // `receivedBytes`, `expectedBytes` and `failure` are only touched on URLSession's
@@ -161,6 +179,12 @@ private final class TransferTask: @unchecked Sendable {
     private let deliveryQueue: DispatchQueue
     private let observer: AnyObserver<TransportEvent>
     private let hops = ProgressHops()
+    /// A stream's chunks waiting for the subscriber; nil unless the destination is `.stream`.
+    let streamBacklog: StreamBacklog?
+    /// The session made for this transfer alone (a stream's), kept until it ends.
+    private let session: TransferSession?
+    /// Whether the body is handed on in chunks (a stream's success).
+    private var streams = false
 
     private var head: HTTPURLResponse?
     private var body = Data()
@@ -180,8 +204,11 @@ private final class TransferTask: @unchecked Sendable {
 
     init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
-        state: TaskState, deliveryQueue: DispatchQueue, observer: AnyObserver<TransportEvent>
+        state: TaskState, deliveryQueue: DispatchQueue, observer: AnyObserver<TransportEvent>,
+        session: TransferSession?
     ) {
+        self.session = session
+        streamBacklog = destination == .stream ? StreamBacklog() : nil
         self.destination = destination
         self.reportsProgress = reportsProgress
         self.requestedOffset = requestedOffset
@@ -219,6 +246,7 @@ private final class TransferTask: @unchecked Sendable {
                 return
             }
         } else {
+            streams = destination == .stream && TransferBodyPlan.streamsBody(status: http.statusCode)
             expectedBytes = length >= 0 ? length : nil
         }
         hand([.next(.response(http))], whileRunning: true)
@@ -242,6 +270,13 @@ private final class TransferTask: @unchecked Sendable {
                     if state.abort() { hand([.error(error)]) }
                 }
             }
+        } else if streams, let streamBacklog {
+            handChunk(data, streamBacklog)
+        } else if destination == .stream, body.count + data.count > TransferBodyPlan.errorBodyLimit {
+            // An error page of a stream that does not end: its beginning is the answer.
+            body.append(data.prefix(TransferBodyPlan.errorBodyLimit - body.count))
+            finish(state.abort(), nil, response: nil)
+            return
         } else {
             body.append(data)
         }
@@ -351,6 +386,17 @@ private final class TransferTask: @unchecked Sendable {
         }
     }
 
+    /// Hands a stream's `chunk` to the delivery queue, then waits while too much is
+    /// waiting there (see `StreamBacklog`).
+    private func handChunk(_ chunk: Data, _ backlog: StreamBacklog) {
+        let count = chunk.count
+        deliveryQueue.async { [self] in
+            defer { backlog.delivered(count) }
+            if state.isRunning { observer.onNext(.body(chunk)) }
+        }
+        backlog.add(count)
+    }
+
     /// Hands `events` to the delivery queue; progress and the head only while the task
     /// runs (after a dispose or the end they no longer matter).
     private func hand(_ events: [Event<TransportEvent>], whileRunning: Bool = false) {
@@ -423,5 +469,51 @@ private final class ProgressHops: @unchecked Sendable {
             defer { latest = nil }
             return latest
         }
+    }
+}
+
+/// The bytes of a stream handed to its delivery queue and not yet taken by the
+/// subscriber. URLSession's queue waits in `add` while more than `limit` are waiting,
+/// which holds the connection back (TCP flow control reaches the server) rather than
+/// letting a slow subscriber make memory grow.
+///
+/// The wait is on the stream's own session's queue: nothing else waits for it (its
+/// cancel is issued from another queue), so a slow subscriber holds up only its stream.
+final class StreamBacklog: @unchecked Sendable {
+    // @unchecked: all state is behind `condition`.
+
+    /// The most bytes waiting for the subscriber before the connection is held back.
+    static let limit = 1 << 20
+
+    private let condition = NSCondition()
+    private var waiting = 0
+    private var isOpen = true
+    /// The most bytes that were ever waiting (for the tests of the limit).
+    private(set) var peak = 0
+
+    /// Counts `count` more bytes waiting, then waits while more than `limit` are, until
+    /// the subscriber catches up or the stream is closed.
+    func add(_ count: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        waiting += count
+        peak = max(peak, waiting)
+        while waiting > Self.limit && isOpen { condition.wait() }
+    }
+
+    /// The subscriber took `count` bytes.
+    func delivered(_ count: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        waiting -= count
+        if waiting <= Self.limit { condition.broadcast() }
+    }
+
+    /// The stream ended or was disposed: nothing waits any more.
+    func close() {
+        condition.lock()
+        defer { condition.unlock() }
+        isOpen = false
+        condition.broadcast()
     }
 }

@@ -112,9 +112,19 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
         let transport = self
         return Observable.create { observer in
-            transport.transfers.start(
-                request, deliveryQueue: transport.nextDeliveryQueueForTransfer(), cancelQueue: transport.cancelQueue,
-                observer: observer)
+            guard request.destination == .stream else {
+                return transport.transfers.start(
+                    request, deliveryQueue: transport.nextDeliveryQueueForTransfer(),
+                    cancelQueue: transport.cancelQueue, observer: observer)
+            }
+            // A stream lasts, and its subscriber may be slow: it gets a session (a work
+            // queue, on Linux) and a delivery queue of its own, so that holding its
+            // connection back (see `StreamBacklog`) holds up nothing else.
+            let session = TransferSession(
+                configuration: transport.session.configuration, delegateQueue: Self.makeDelegateQueue())
+            return session.start(
+                request, deliveryQueue: DispatchQueue(label: "leash.urlsession.stream"),
+                cancelQueue: transport.cancelQueue, observer: observer, ownsSession: true)
         }
     }
 

@@ -14,10 +14,16 @@ enum ExecutionProgress: @unchecked Sendable {
     case retrying(attempt: Int)
     case uploadProgress(TransferProgress)
     case downloadProgress(TransferProgress)
+    /// A stream's head passed the success interceptors and validation: its chunks follow.
+    case streamOpened(HTTPURLResponse)
+    /// The next bytes of a stream's body.
+    case bodyChunk(Data)
 }
 
 extension ExecutionEvent {
-    init(progress: ExecutionProgress) {
+    /// The event reporting `progress`; nil for what the events form does not report (a
+    /// stream's head and chunks, which only the stream forms ask for).
+    init?(progress: ExecutionProgress) {
         switch progress {
         case .requestPrepared(let request, let attempt): self = .requestPrepared(request, attempt: attempt)
         case .requestSent(let request, let attempt): self = .requestSent(request, attempt: attempt)
@@ -26,6 +32,7 @@ extension ExecutionEvent {
         case .retrying(let attempt): self = .retrying(attempt: attempt)
         case .uploadProgress(let progress): self = .uploadProgress(progress)
         case .downloadProgress(let progress): self = .downloadProgress(progress)
+        case .streamOpened, .bodyChunk: return nil
         }
     }
 }

@@ -84,6 +84,9 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     private var isSuspended = false
     /// The request in flight (or held back while suspended), to send again on resume.
     private var inFlight: (request: URLRequest, step: Step)?
+    /// A stream's response in the attempt in progress: its head being judged, its body
+    /// flowing, or ended.
+    private var stream = StreamGate()
 
     init(stages: DataStages, observer: AnyObserver<Response<Data>>) {
         self.stages = stages
@@ -234,6 +237,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
 
     /// The transport answered `step`'s request with `response`.
     func received(_ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {
+        if stages.streams, streamEnded(step) { return }
         answered(step)
         stages.progress.send(
             .responseReceived(response.httpResponse, data: response.data, attempt: step.context.attempt))
@@ -241,9 +245,20 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     }
 
     /// The transport reported bytes moving for `step`'s request: the idle limit starts
-    /// over, and the progress is reported (throttled).
-    func transferred(_ event: TransportEvent, _ step: Step) {
+    /// over, and the progress is reported (throttled); a stream's head is judged, and its
+    /// chunks handed on.
+    func transferred(_ event: TransportEvent, _ urlRequest: URLRequest, _ step: Step) {
         stages.deadline?.recordActivity()
+        if stages.streams {
+            switch event {
+            case .response(let head) where TransferBodyPlan.streamsBody(status: head.statusCode):
+                return judgeStreamHead(head, urlRequest, step)
+            case .body(let chunk):
+                return streamed(chunk, step)
+            default:
+                break
+            }
+        }
         guard let transfer = stages.transfer, transfer.reportsProgress, stages.progress.isReporting,
             isCurrent(step)
         else { return }
@@ -252,8 +267,79 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             if let due = transfer.throttled(upload: progress) { deliver(.uploadProgress(due)) }
         case .downloadProgress(let progress):
             if let due = transfer.throttled(download: progress) { deliver(.downloadProgress(due)) }
-        case .response, .completed:
+        case .response, .body, .completed:
             break
+        }
+    }
+
+    // MARK: Streams
+
+    /// A stream's head arrived: the success interceptors and validation judge it (with an
+    /// empty body) while its first chunks wait; accepted, its chunks flow (`openStream`),
+    /// else the outcome ends the attempt and the connection is closed.
+    private func judgeStreamHead(_ head: HTTPURLResponse, _ urlRequest: URLRequest, _ step: Step) {
+        let current = lock.withLock { () -> Bool in
+            guard !isDisposed, generation == step.generation else { return false }
+            stream = StreamGate(phase: .judging)
+            return true
+        }
+        guard current else { return }
+        stages.progress.send(.responseReceived(head, data: Data(), attempt: step.context.attempt))
+        runSuccess(at: 0, TransportResponse(httpResponse: head, data: Data()), urlRequest, step, streamHead: true)
+    }
+
+    /// The success interceptors and validation passed a stream's head with `outcome`.
+    private func judgedStreamHead(_ outcome: Response<Data>, _ step: Step) {
+        guard case .success(_, let extra) = outcome, let details = extra as? ResponseExtra,
+            let head = details.httpResponse
+        else {
+            finishSource(with: outcome, step)
+            return
+        }
+        deliver(.streamOpened(head))
+        openStream(details, step)
+    }
+
+    /// Hands on the chunks that came while the head was judged, then lets the next ones
+    /// through as they come (in order: chunks arriving meanwhile queue behind these).
+    private func openStream(_ details: ResponseExtra, _ step: Step) {
+        while true {
+            let next = lock.withLock { () -> StreamGate.Next in
+                guard !isDisposed, generation == step.generation else { return .stop }
+                return stream.next(accepting: details)
+            }
+            switch next {
+            case .chunks(let chunks): for chunk in chunks { deliver(.bodyChunk(chunk)) }
+            case .end: return finishSource(with: .success(value: Data(), extra: details), step)
+            case .stop: return
+            }
+        }
+    }
+
+    /// A chunk of a stream's body: handed on if the stream is open, kept while its head
+    /// is judged, dropped once it is closed.
+    private func streamed(_ chunk: Data, _ step: Step) {
+        let open = lock.withLock { () -> Bool in
+            guard !isDisposed, generation == step.generation else { return false }
+            return stream.admit(chunk)
+        }
+        if open { deliver(.bodyChunk(chunk)) }
+    }
+
+    /// The transport ended `step`'s response; whether it was a stream's, whose end is
+    /// handled here (its head was judged already).
+    private func streamEnded(_ step: Step) -> Bool {
+        let end = lock.withLock { () -> StreamGate.End in
+            guard generation == step.generation else { return .ignore }
+            return stream.end()
+        }
+        switch end {
+        case .notStreamed: return false
+        case .ignore: return true
+        case .finish(let details):
+            answered(step)
+            finishSource(with: .success(value: Data(), extra: details), step)
+            return true
         }
     }
 
@@ -278,16 +364,20 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         }
     }
 
-    private func runSuccess(at index: Int, _ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step) {
+    private func runSuccess(
+        at index: Int, _ response: TransportResponse, _ urlRequest: URLRequest, _ step: Step, streamHead: Bool = false
+    ) {
         guard isCurrent(step) else { return }
         guard index < interceptors.success.count else {
-            finishSource(with: stages.validated(response, request: urlRequest), step)
+            let outcome = stages.validated(response, request: urlRequest)
+            if streamHead { return judgedStreamHead(outcome, step) }
+            finishSource(with: outcome, step)
             return
         }
         interceptors.success[index].intercept(
             chain: chain(step) { [self] decision in
                 switch decision {
-                case .proceed: runSuccess(at: index + 1, response, urlRequest, step)
+                case .proceed: runSuccess(at: index + 1, response, urlRequest, step, streamHead: streamHead)
                 case .interim(let result): enqueueOutcome(result.fromInterceptor(), step)
                 case .complete(let result): finishSource(with: result.fromInterceptor(), step)
                 case .retry: retry(RetrySignal(lastError: nil), step)
@@ -316,12 +406,15 @@ final class AttemptRun: Disposable, @unchecked Sendable {
 
     /// The source stages produced their last outcome.
     private func finishSource(with response: Response<Data>, _ step: Step) {
-        let release = lock.withLock { () -> Disposable? in
-            guard generation == step.generation else { return nil }
+        let (release, stopsStream) = lock.withLock { () -> (Disposable?, Bool) in
+            guard generation == step.generation else { return (nil, false) }
             defer { transport = nil }
-            return transport
+            return (transport, stream.close())
         }
-        // The transport's subscription has ended (or ends now): let it go.
+        // A stream whose head an interceptor answered, or that failed validation: its
+        // connection is closed. Otherwise the transport's subscription has ended (or
+        // ends now): let it go.
+        if stopsStream { release?.dispose() }
         withExtendedLifetime(release) {}
         enqueueOutcome(response, step, isLast: true)
     }
@@ -409,6 +502,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             guard retriesInPlace else { return (false, nil) }
             // The attempt ends here: later calls from its interceptors are ignored.
             generation += 1
+            stream = StreamGate()
             pendingOutcomes.removeAll()
             isCompleting = false
             isSourceFinished = false

@@ -32,12 +32,15 @@ final class DataStages: @unchecked Sendable {
     let transfer: ExecutionTransfer?
     /// What suspends and resumes the execution (the callback forms' handle), if anything.
     let control: DataRequest?
+    /// Changes each attempt's request once built (see `ExecutionPipeline.adaptRequest`).
+    let adaptRequest: (@Sendable (inout URLRequest) -> Void)?
 
     init(
         client: Client, endpoint: Endpoint, interceptors: InterceptorSet, progress: ProgressSink,
         handoff: ResponseHandoff? = nil, deadline: ExecutionDeadline? = nil, transfer: ExecutionTransfer? = nil,
-        control: DataRequest? = nil
+        control: DataRequest? = nil, adaptRequest: (@Sendable (inout URLRequest) -> Void)? = nil
     ) {
+        self.adaptRequest = adaptRequest
         self.transfer = transfer
         self.control = control
         self.client = client
@@ -109,7 +112,8 @@ final class DataStages: @unchecked Sendable {
     /// Builds the request of attempt `attempt` (reporting it) and its context.
     func prepare(_ attempt: Int) -> (Result<URLRequest, Swift.Error>, ExecutionContext) {
         do {
-            let urlRequest = try client.urlRequest(for: endpoint)
+            var urlRequest = try client.urlRequest(for: endpoint)
+            adaptRequest?(&urlRequest)
             progress.send(.requestPrepared(urlRequest, attempt: attempt))
             let context = ExecutionContext(
                 client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt, marks: marks)
@@ -136,6 +140,9 @@ final class DataStages: @unchecked Sendable {
         return TransportRequest(
             request, body: body, destination: destination, reportsProgress: transfer.reportsProgress)
     }
+
+    /// Whether the response's body is handed on in chunks (a stream).
+    var streams: Bool { transfer?.streams ?? false }
 
     /// The execution is over: the files it made are removed.
     func release() {

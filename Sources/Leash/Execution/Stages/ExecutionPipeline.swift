@@ -57,6 +57,9 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     let kind: ExecutionKind
     /// What suspends and resumes the execution (the callback forms' handle), if anything.
     var control: DataRequest?
+    /// Changes each attempt's request once it is built (a stream's `Last-Event-ID` and
+    /// `Accept`), before the execution interceptors see it.
+    var adaptRequest: (@Sendable (inout URLRequest) -> Void)?
 
     init(client: Client, endpoint: Endpoint, serializer: Serializer, kind: ExecutionKind = .request) {
         self.client = client
@@ -75,7 +78,9 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         let pipeline = self
         return Observable<ExecutionEvent<Value>>.create { observer in
             let output = SerialObserver(observer)
-            let progress = ProgressSink { output.onNext(ExecutionEvent(progress: $0)) }
+            let progress = ProgressSink { progress in
+                if let event = ExecutionEvent<Value>(progress: progress) { output.onNext(event) }
+            }
             return pipeline.subscribe(output, progress: progress) { stages in
                 pipeline.run(attempt: 1, stages: stages).map { response in
                     switch response {
@@ -122,7 +127,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         DataStages(
             client: client, endpoint: endpoint, interceptors: interceptors, progress: progress, handoff: handoff,
             deadline: deadline, transfer: transfer(reportsProgress: progress.isReporting, deadline: deadline),
-            control: control)
+            control: control, adaptRequest: adaptRequest)
     }
 
     /// The transfer state of one subscription, if it may need the transport's `transfer`:
@@ -133,8 +138,10 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         guard needsTransfer(reportsProgress: reportsProgress, idle: idle) else { return nil }
         let download: DownloadPlan?
         if case .download(let plan) = kind { download = plan } else { download = nil }
+        // A stream's chunks are its progress (and what keeps its idle limit from firing).
+        let reports = !kind.isStream && (reportsProgress || idle)
         return ExecutionTransfer(
-            reportsProgress: reportsProgress || idle, download: download, scheduler: client.manager.scheduler)
+            reportsProgress: reports, download: download, streams: kind.isStream, scheduler: client.manager.scheduler)
     }
 
     /// Whether a subscription needs transfer state (see `transfer(reportsProgress:deadline:)`).
@@ -204,8 +211,8 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// The execution's time limits: the whole-execution timeout (the endpoint's, else the
     /// manager's) and the idle timeout (likewise).
     ///
-    /// Uploads and downloads are meant to last as long as their bytes keep moving: the
-    /// manager's `timeout` bounds each stall of theirs (as an idle limit, unless an idle
+    /// Uploads, downloads and streams are meant to last as long as their bytes keep
+    /// moving: the manager's `timeout` bounds each stall of theirs (as an idle limit, unless an idle
     /// timeout is set), not the whole transfer; an endpoint's own `timeout` still bounds
     /// the whole of it.
     var limits: ExecutionDeadline.Limits {

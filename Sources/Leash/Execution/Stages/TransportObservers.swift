@@ -59,7 +59,7 @@ final class TransferObserver: AttemptAnswer, ObserverType, @unchecked Sendable {
     func on(_ event: Event<TransportEvent>) {
         switch event {
         case .next(.completed(let response)): respond(response)
-        case .next(let progress): run.transferred(progress, step)
+        case .next(let progress): run.transferred(progress, request, step)
         case .error(let error): end(error)
         case .completed: end(nil)
         }
