@@ -174,7 +174,7 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
     /// deadline: the deadline ends it with `LeashError.timeout` (unless it was met first),
     /// and the files the execution made are removed at its end, whatever ends it, before
     /// the end is reported.
-    private func subscribe<Element>(
+    func subscribe<Element>(
         _ output: SerialObserver<Element>, progress: ProgressSink, handoff: ResponseHandoff? = nil,
         _ execution: (DataStages) -> Observable<Element>
     ) -> Disposable {
