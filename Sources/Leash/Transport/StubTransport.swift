@@ -285,13 +285,13 @@ public struct StubResponse: Sendable {
     }
 
     /// A Server-Sent Events stream (`text/event-stream`): one chunk per event, `interval`
-    /// apart, preceded by `retry: <milliseconds>` if given.
+    /// apart, the first with `retry: <milliseconds>` if given.
     public static func serverSentEvents(
         _ events: [ServerSentEvent], every interval: RxTimeInterval = .seconds(1), retry milliseconds: Int? = nil
     ) -> StubResponse {
-        var chunks = events.map(\.wireFormat)
-        if let milliseconds, !chunks.isEmpty { chunks[0] = "retry: \(milliseconds)\n\n" + chunks[0] }
-        return .chunks(chunks, every: interval, contentType: "text/event-stream")
+        var events = events
+        if let milliseconds, !events.isEmpty { events[0].retry = milliseconds }
+        return .chunks(events.map(\.wireFormat), every: interval, contentType: "text/event-stream")
     }
 
     /// The same stream, left open after its last chunk: it ends only when disposed (or

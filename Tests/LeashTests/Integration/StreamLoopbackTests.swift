@@ -1,0 +1,292 @@
+import Dispatch
+import Foundation
+import Leash
+import LeashTestSupport
+import LoopbackServer
+import Rx
+import RxTesting
+import XCTest
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Streams over the default `URLSessionTransport`, against `LoopbackServer`: chunks as
+/// they are written, NDJSON lines, Server-Sent Events with reconnection, faults, a slow
+/// subscriber, and dispose closing the connection.
+final class StreamLoopbackTests: LoopbackIntegrationCase {
+    private struct Item: Codable, Equatable {
+        let index: Int
+        let name: String
+    }
+
+    private struct Tick: Codable, Equatable {
+        let n: Int
+    }
+
+    private func items(_ range: Range<Int>) -> [Item] {
+        range.map { Item(index: $0, name: "item-\($0)") }
+    }
+
+    // MARK: Chunks
+
+    func testStream_deliversAChunkWhileTheServerIsStillWriting() throws {
+        let firstArrived = DispatchSemaphore(value: 0)
+        let mayFinish = DispatchSemaphore(value: 0)
+        _ = server.route(
+            "GET", "/live",
+            response: .streamed(headers: ["Content-Type": "text/plain"]) { writer in
+                writer.write("first")
+                // The server holds the rest until the client has the first chunk.
+                _ = mayFinish.wait(timeout: .now() + 10)
+                writer.write("second")
+            })
+        let client = try makeClient()
+        let received = PipelineLikeLog()
+
+        let done = expectation(description: "completed")
+        let subscription = client.streamExecution(SpecEndpoint("/live")).subscribe(
+            onNext: { chunk in
+                received.append(String(decoding: chunk, as: UTF8.self))
+                if received.count == 1 { firstArrived.signal() }
+            },
+            onError: { XCTFail("\($0)") }, onCompleted: { done.fulfill() })
+        XCTAssertEqual(firstArrived.wait(timeout: .now() + 10), .success, "the first chunk came before the body ended")
+        XCTAssertEqual(received.all, ["first"])
+        mayFinish.signal()
+        wait(for: [done], timeout: 10)
+        XCTAssertEqual(received.all.joined(), "firstsecond")
+        subscription.dispose()
+    }
+
+    func testStream_givesEveryByteInOrder() throws {
+        let client = try makeClient()
+
+        let chunks = try client.streamExecution(SpecEndpoint("/stream/chunks?count=40&size=1000"))
+            .toBlocking(timeout: 10).toArray()
+
+        XCTAssertEqual(chunks.reduce(Data(), +), LoopbackServer.patternBytes(in: 0..<40_000))
+    }
+
+    func testStream_disposing_closesTheConnection_andTheServerSeesIt() throws {
+        let client = try makeClient()
+
+        let chunks = try client.streamExecution(SpecEndpoint("/stream/chunks?count=0&forever=1&size=100&interval=5"))
+            .take(3).toBlocking(timeout: 10).toArray()
+
+        XCTAssertEqual(chunks.count, 3)
+        waitForServer("the client to disconnect") { $0.clientDisconnectCount >= 1 }
+    }
+
+    func testStream_aStallLongerThanTheManagersTimeout_endsItWithATimeout() throws {
+        let client = try makeClient { $0.timeout(1) }
+        let started = Date()
+
+        let result = client.streamExecution(SpecEndpoint("/stream/chunks?count=3&size=10&interval=4000"))
+            .toBlocking(timeout: 10).materialize()
+
+        guard case .failed(let elements, let error) = result else { return XCTFail("expected a failure") }
+        XCTAssertEqual(elements.count, 1, "the first chunk, then 4 s of silence")
+        guard case .timeout(let seconds)? = error as? LeashError else { return XCTFail("got \(error)") }
+        XCTAssertEqual(seconds, 1)
+        XCTAssertLessThan(Date().timeIntervalSince(started), 3.5, "not the 8 s the stream would take")
+    }
+
+    /// A subscriber that stops taking chunks holds the connection back: the server can
+    /// write only what fits in the waiting limit and the sockets' buffers, not the
+    /// gigabytes it would write otherwise; other requests go on meanwhile.
+    func testStream_aBlockedSubscriber_holdsTheServerBack_andHoldsUpNoOtherRequest() throws {
+        let client = try makeClient()
+        let subscriberBlocked = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let chunks = PipelineLikeLog()
+        let subscription = client.streamExecution(SpecEndpoint("/stream/chunks?count=0&forever=1&size=65536"))
+            .subscribe(onNext: { _ in
+                chunks.append("chunk")
+                if chunks.count == 1 {
+                    subscriberBlocked.signal()
+                    // A subscriber busy for as long as the test needs.
+                    _ = release.wait(timeout: .now() + 30)
+                }
+            })
+        defer { subscription.dispose() }
+        XCTAssertEqual(subscriberBlocked.wait(timeout: .now() + 10), .success)
+
+        // Measures how far the server got: its counter stops moving once TCP holds it.
+        var written = server.counters.responseBodyBytes
+        var steadyReads = 0
+        let deadline = Date().addingTimeInterval(10)
+        while steadyReads < 3 && Date() < deadline {
+            Thread.sleep(forTimeInterval: 0.1)
+            let now = server.counters.responseBodyBytes
+            steadyReads = now == written ? steadyReads + 1 : 0
+            written = now
+        }
+        XCTAssertEqual(steadyReads, 3, "the server stopped writing")
+        XCTAssertLessThan(written, 48 << 20, "at most the waiting limit and the sockets' buffers (\(written) bytes)")
+
+        let other = try client.specExecute(SpecEndpoint("/json"), serializer: DataResponseSerializer())
+            .toBlockingResult(timeout: 10)
+        XCTAssertNotNil(other.value, "another request went through while the stream waited")
+        release.signal()
+    }
+
+    // MARK: Lines
+
+    func testLines_decodesNDJSON_splitAcrossChunks_withCRLF() throws {
+        let client = try makeClient()
+
+        let lines = try client.linesExecution(SpecEndpoint("/ndjson?count=50&split=1&crlf=1"), as: Item.self)
+            .toBlocking(timeout: 10).toArray()
+
+        XCTAssertEqual(lines, items(0..<50))
+    }
+
+    func testLines_cutMidLine_deliversTheCompleteLines_thenTheTransportError() throws {
+        let client = try makeClient()
+
+        let result = client.linesExecution(SpecEndpoint("/ndjson?count=10&dropAfter=3"), as: Item.self)
+            .toBlocking(timeout: 10).materialize()
+
+        guard case .failed(let lines, let error) = result else { return XCTFail("expected a failure") }
+        XCTAssertEqual(lines, items(0..<3))
+        guard case .transport? = error as? LeashError else { return XCTFail("got \(error)") }
+    }
+
+    func testLines_aBadLine_failsWithItsNumber_afterTheGoodOnes() throws {
+        let client = try makeClient()
+
+        let result = client.linesExecution(SpecEndpoint("/ndjson?count=5&bad=2"), as: Item.self)
+            .toBlocking(timeout: 10).materialize()
+
+        guard case .failed(let lines, let error) = result else { return XCTFail("expected a failure") }
+        XCTAssertEqual(lines, items(0..<2))
+        guard case .decoding(let type, _, let excerpt)? = error as? LeashError else { return XCTFail("got \(error)") }
+        XCTAssertTrue(type.contains("line 3"), type)
+        XCTAssertTrue(excerpt.hasPrefix("line 3: {\"index\":2,"), excerpt)
+    }
+
+    func testLines_anEndlessLine_failsAtTheLimit_andClosesTheConnection() throws {
+        let client = try makeClient()
+
+        let result = client.linesExecution(
+            SpecEndpoint("/ndjson/endless"), as: String.self, maximumLineLength: 1 << 20
+        ).toBlocking(timeout: 10).materialize()
+
+        guard case .failed(let lines, let error) = result else { return XCTFail("expected a failure") }
+        XCTAssertTrue(lines.isEmpty)
+        guard case .invalidResponse(let reason)? = error as? LeashError else { return XCTFail("got \(error)") }
+        XCTAssertTrue(reason.contains("1048576"), reason)
+        waitForServer("the client to disconnect") { $0.clientDisconnectCount >= 1 }
+    }
+
+    // MARK: Server-Sent Events
+
+    func testServerSentEvents_reconnect_continuingAfterTheLastEventID() throws {
+        let client = try makeClient()
+
+        let events = try client.serverSentEventsExecution(
+            SpecEndpoint("/sse?count=3&retry=50&comments=1&multiline=1"),
+            options: ServerSentEventOptions(reconnecting: true)
+        ).take(7).toBlocking(timeout: 10).toArray()
+
+        XCTAssertEqual(events.map(\.id), (1...7).map { "\($0)" })
+        XCTAssertEqual(events[4].data, "line one of 5\nline two of 5")
+        XCTAssertEqual(events.map(\.event), Array(repeating: "message", count: 7))
+        let sent = server.requestLog.filter { $0.path == "/sse" }.map { $0.headers["Last-Event-ID"] }
+        XCTAssertEqual(Array(sent.prefix(3)), [nil, "3", "6"])
+    }
+
+    func testServerSentEvents_204_endsTheReconnections() throws {
+        let client = try makeClient()
+
+        let events = try client.serverSentEventsExecution(
+            SpecEndpoint("/sse?count=2&retry=20&endAt=4"), decoding: Tick.self,
+            options: ServerSentEventOptions(reconnecting: true)
+        ).toBlocking(timeout: 10).toArray()
+
+        XCTAssertEqual(events, (1...4).map { Tick(n: $0) })
+        XCTAssertEqual(server.requestLog.filter { $0.path == "/sse" }.count, 3)
+    }
+
+    func testServerSentEvents_anotherContentType_isATypedError() throws {
+        let client = try makeClient()
+
+        let result = client.serverSentEventsExecution(SpecEndpoint("/sse?contentType=application/json"))
+            .toBlocking(timeout: 10).materialize()
+
+        guard case .failed(_, let error) = result, case .invalidResponse(let reason)? = error as? LeashError else {
+            return XCTFail("expected invalidResponse, got \(result)")
+        }
+        XCTAssertTrue(reason.contains("application/json"), reason)
+    }
+
+    func testServerSentEvents_cutMidEvent_withoutReconnecting_failsAfterTheCompleteOnes() throws {
+        let client = try makeClient()
+
+        let result = client.serverSentEventsExecution(SpecEndpoint("/sse?count=5&dropAfter=2"))
+            .toBlocking(timeout: 10).materialize()
+
+        guard case .failed(let events, let error) = result else { return XCTFail("expected a failure") }
+        XCTAssertEqual(events.map(\.id), ["1", "2"])
+        guard case .transport? = error as? LeashError else { return XCTFail("got \(error)") }
+    }
+
+    // MARK: async
+
+    func testAsync_serverSentEvents_leavingTheLoop_closesTheConnection() async throws {
+        let client = try makeClient()
+        var ids: [String] = []
+
+        for try await event in client.serverSentEvents(
+            SpecEndpoint("/sse?count=1000&interval=5"), options: ServerSentEventOptions(reconnecting: true))
+        {
+            ids.append(event.id ?? "")
+            if ids.count == 3 { break }
+        }
+
+        XCTAssertEqual(ids, ["1", "2", "3"])
+        waitForServer("the client to disconnect") { $0.clientDisconnectCount >= 1 }
+    }
+
+    func testAsync_lines_endWithTheBody() async throws {
+        let client = try makeClient()
+        var lines: [Item] = []
+
+        for try await line in client.lines(SpecEndpoint("/ndjson?count=30&split=1"), as: Item.self) {
+            lines.append(line)
+        }
+
+        XCTAssertEqual(lines, items(0..<30))
+    }
+
+    func testAsync_stream_cancellingTheTask_endsTheLoop_andClosesTheConnection() async throws {
+        let client = try makeClient()
+        let firstChunk = expectation(description: "first chunk")
+        let task = Task {
+            var count = 0
+            for try await _ in client.stream(SpecEndpoint("/stream/chunks?count=0&forever=1&size=10&interval=10")) {
+                count += 1
+                if count == 1 { firstChunk.fulfill() }
+            }
+            return count
+        }
+        await fulfillment(of: [firstChunk], timeout: 10)
+        task.cancel()
+
+        let count = try await task.value
+        XCTAssertGreaterThanOrEqual(count, 1)
+        waitForServer("the client to disconnect") { $0.clientDisconnectCount >= 1 }
+    }
+}
+
+/// A thread-safe list of what a callback saw, in order.
+private final class PipelineLikeLog: @unchecked Sendable {
+    // @unchecked: the entries are behind `lock`.
+    private let lock = NSLock()
+    private var entries: [String] = []
+
+    func append(_ entry: String) { lock.withLock { entries.append(entry) } }
+    var all: [String] { lock.withLock { entries } }
+    var count: Int { lock.withLock { entries.count } }
+}
