@@ -8,10 +8,12 @@ import Leash
 // counted, and seen by the server).
 //
 //     swift run -c release --package-path Benchmarks net-benchmarks [--requests N] [--executions K]
-//         [--storm S] [--transfer-mb M] [--only "scenario name"]
+//         [--storm S] [--transfer-mb M] [--stream-events E] [--lines-mb L] [--only "scenario name"]
 //
 // Then the transfers (TransferScenarios.swift): an M MB download to a file, file upload and
 // multipart upload (default 100 MB), Leash against raw URLSession, with each run's peak RSS.
+// Then the streams (StreamScenarios.swift): E Server-Sent Events (default 1,000,000) and L MB
+// of NDJSON lines (default 1,000), Leash against a raw URLSession delegate, with peak RSS.
 
 let arguments = CommandLine.arguments
 
@@ -35,6 +37,9 @@ let stormRequests = option("--storm", default: 1_000)
 let inFlight = 64
 /// The size of every transfer (the download, the uploaded file, the form's file part).
 let transferBytes = option("--transfer-mb", default: 100) * 1_000_000
+/// The events of the Server-Sent Events stream, and the bytes of the NDJSON stream.
+let streamEvents = option("--stream-events", default: 1_000_000)
+let streamLineBytes = option("--lines-mb", default: 1000) * 1_000_000
 
 let modes = [1, inFlight].flatMap { concurrency in
     [NetworkMode.API.raw, .rawAsync, .transport, .callback, .rx, .async].map {
@@ -98,6 +103,7 @@ if let index = arguments.firstIndex(of: "--only") {
     var server: ServerProcess?
     var bench: NetworkBench?
     var transferBench: TransferBench?
+    var streamBench: StreamBench?
     var scenarios: [Scenario] = []
     /// The child server, started for the first scenario that needs it.
     func startedServer() -> ServerProcess {
@@ -122,12 +128,19 @@ if let index = arguments.firstIndex(of: "--only") {
                     bytes: transferBytes, baseURL: child.baseURL, requestCount: { child.requestCount() })
             }
             if let transferBench { scenarios.append(transferBench.scenario(mode)) }
+        } else if let mode = StreamMode(rawValue: name) {
+            if streamBench == nil {
+                streamBench = StreamBench(
+                    events: streamEvents, lineBytes: streamLineBytes, baseURL: startedServer().baseURL)
+            }
+            if let streamBench { scenarios.append(streamBench.scenario(mode)) }
         } else if let match = pipeline.first(where: { $0.name == name }) {
             scenarios.append(match)
         } else {
             fail(
                 "no scenario named \"\(name)\"; names: "
-                    + (modes.map(\.name) + pipeline.map(\.name) + TransferMode.allCases.map(\.name) + [
+                    + (modes.map(\.name) + pipeline.map(\.name) + TransferMode.allCases.map(\.name)
+                        + StreamMode.allCases.map(\.name) + [
                         RefreshStormBench.stormName, RefreshStormBench.plainName,
                     ])
                     .joined(separator: "; "))
@@ -140,6 +153,8 @@ if let index = arguments.firstIndex(of: "--only") {
                 "\(timing.scenario.name): \(format(Double(transferBytes) / 1e6 / timing.seconds, 1)) MB/s, "
                     + "\(format(timing.cpuPerOperation * 1e9 / Double(transferBytes), 2)) ms CPU/MB, "
                     + "peak RSS growth \(megabytes(timing.peakMemoryGrowth)), \(mallocs) mallocs/transfer")
+        } else if let mode = StreamMode(rawValue: timing.scenario.name) {
+            print("\(timing.scenario.name): \(streamRate(mode, timing)), \(mallocs) mallocs/stream")
         } else {
             print(
                 "\(timing.scenario.name): \(timing.operationsPerSecond) operations/s, "
@@ -192,7 +207,24 @@ for index in transferTimings.indices {
 transferBench.removeFiles()
 transferServer.stop()
 
+// Streams: the events side by side, then the lines side by side, 5 rounds each.
+let streamServer = ServerProcess()
+let streamBench = StreamBench(events: streamEvents, lineBytes: streamLineBytes, baseURL: streamServer.baseURL)
+let streamTimings =
+    measureSideBySide(StreamMode.allCases.filter(\.isEvents).map(streamBench.scenario))
+    + measureSideBySide(StreamMode.allCases.filter { !$0.isEvents }.map(streamBench.scenario))
+streamServer.stop()
+
 // MARK: Report
+
+/// A stream scenario's rate: events or megabytes a second, with the peak RSS growth.
+func streamRate(_ mode: StreamMode, _ timing: Timing) -> String {
+    let rate =
+        mode.isEvents
+        ? "\(format(Double(streamEvents) / timing.seconds)) events/s"
+        : "\(format(Double(streamLineBytes) / 1e6 / timing.seconds, 1)) MB/s"
+    return rate + ", peak RSS growth \(megabytes(timing.peakMemoryGrowth))"
+}
 
 func format(_ value: Double, _ digits: Int = 0) -> String {
     let text = String(format: "%.\(digits)f", value)
@@ -325,3 +357,31 @@ print(
         + "leash peak RSS growth < 20 MB in "
         + "\(leashTransfers.filter { ($0.peakMemoryGrowth ?? .max) < 20_000_000 }.count) of \(leashTransfers.count). "
         + "Load average at the end: \(transferLoad ?? "unknown").")
+
+// MARK: Streams
+
+print()
+print(
+    "Streams: \(format(Double(streamEvents))) Server-Sent Events (`/sse/flood`, ~30 bytes each) and "
+        + "\(streamLineBytes / 1_000_000) MB of NDJSON lines (`/lines/flood`, ~100 bytes each) per run, from a "
+        + "LoopbackServer in a child process; each side by side, medians of 5 runs after a warm-up. Every run "
+        + "checked (event count and last id; every line's number in order).")
+print()
+print("| scenario | rate | leash / raw parsed | leash / raw bytes | peak RSS growth |")
+print("|---|---:|---:|---:|---:|")
+for timing in streamTimings {
+    guard let mode = StreamMode(rawValue: timing.scenario.name) else { continue }
+    func ratio(_ baseline: StreamMode) -> String {
+        guard mode.isLeash, let base = streamTimings.first(where: { $0.scenario.name == baseline.name }) else {
+            return "–"
+        }
+        return String(format: "%.2f", base.seconds / timing.seconds)
+    }
+    let rate =
+        mode.isEvents
+        ? "\(format(Double(streamEvents) / timing.seconds)) events/s"
+        : "\(format(Double(streamLineBytes) / 1e6 / timing.seconds, 1)) MB/s"
+    let parsed = ratio(mode.isEvents ? .rawEventsParsed : .rawLinesParsed)
+    let bytes = ratio(mode.isEvents ? .rawEventsBytes : .rawLinesBytes)
+    print("| \(timing.scenario.name) | \(rate) | \(parsed) | \(bytes) | \(megabytes(timing.peakMemoryGrowth)) |")
+}
