@@ -63,8 +63,7 @@ struct ServerSentEventParser {
     /// The reconnection time in milliseconds the last valid `retry` field set, if any.
     var reconnectionTime: Int? { interpreter.reconnectionTime }
 
-    /// How many bytes of an unfinished line are held (never more than `maximumLineLength`,
-    /// apart from at most two bytes that began like a byte order mark).
+    /// How many bytes of an unfinished line are held (never more than `maximumLineLength`).
     var bufferedByteCount: Int { partialLine.count }
 
     /// Parses `chunk`, calling `emit` for each event dispatched, in order.
@@ -93,7 +92,7 @@ struct ServerSentEventParser {
         let count = bytes.count
         var start = 0
         if !checkedForByteOrderMark {
-            start = skipByteOrderMark(bytes)
+            start = try skipByteOrderMark(bytes)
             // The chunk ended inside what may still be a byte order mark.
             guard checkedForByteOrderMark else { return }
         }
@@ -141,28 +140,24 @@ struct ServerSentEventParser {
         }
     }
 
+    /// U+FEFF BYTE ORDER MARK in UTF-8.
+    private static let byteOrderMark: [UInt8] = [0xEF, 0xBB, 0xBF]
+
     /// Skips the byte order mark the stream begins with, if any, returning where the rest of
     /// `bytes` begins; marks the check done once the stream's first bytes tell.
-    private mutating func skipByteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
-        let byteOrderMark: (UInt8, UInt8, UInt8) = (0xEF, 0xBB, 0xBF)
+    private mutating func skipByteOrderMark(_ bytes: UnsafeBufferPointer<UInt8>) throws -> Int {
         var index = 0
         while index < bytes.count {
-            let expected: UInt8
-            switch byteOrderMarkBytesSeen {
-            case 0: expected = byteOrderMark.0
-            case 1: expected = byteOrderMark.1
-            default: expected = byteOrderMark.2
-            }
-            guard bytes[index] == expected else {
+            guard bytes[index] == Self.byteOrderMark[byteOrderMarkBytesSeen] else {
                 // Not a byte order mark: the bytes that began like one are the first line's.
-                let seen = [byteOrderMark.0, byteOrderMark.1].prefix(byteOrderMarkBytesSeen)
-                partialLine.append(contentsOf: seen)
+                guard byteOrderMarkBytesSeen <= maximumLineLength else { throw lineTooLong() }
+                partialLine.append(contentsOf: Self.byteOrderMark.prefix(byteOrderMarkBytesSeen))
                 checkedForByteOrderMark = true
                 return index
             }
             byteOrderMarkBytesSeen += 1
             index += 1
-            if byteOrderMarkBytesSeen == 3 {
+            if byteOrderMarkBytesSeen == Self.byteOrderMark.count {
                 checkedForByteOrderMark = true
                 return index
             }

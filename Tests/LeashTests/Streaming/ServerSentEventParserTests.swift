@@ -340,6 +340,14 @@ final class ServerSentEventParserTests: XCTestCase {
         XCTAssertEqual(parser.bufferedByteCount, 98)
     }
 
+    func testBeginningOfAByteOrderMark_countsTowardsTheLineLimit() {
+        var parser = ServerSentEventParser(maximumLineLength: 1)
+        assertInvalidResponse(reasonContains: "1 bytes") {
+            try parser.parse(Data([0xEF, 0xBB, 0x78])) { _ in XCTFail("no event") }
+        }
+        XCTAssertLessThanOrEqual(parser.bufferedByteCount, 1)
+    }
+
     func testEventDataLongerThanTheLimit_throws() {
         var parser = ServerSentEventParser(maximumDataLength: 12)
         var events: [ServerSentEvent] = []
