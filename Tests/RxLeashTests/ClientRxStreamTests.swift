@@ -23,6 +23,12 @@ final class ClientRxStreamTests: LoopbackIntegrationCase {
         var method: HTTPMethod { .get }
     }
 
+    private struct Path: Endpoint {
+        let path: String
+        var method: HTTPMethod { .get }
+        init(_ path: String) { self.path = path }
+    }
+
     private struct TokenEndpoint: Endpoint {
         var path: String { "/token" }
         var method: HTTPMethod { .post }
@@ -61,9 +67,9 @@ final class ClientRxStreamTests: LoopbackIntegrationCase {
     func testRxStreamAndLines_overTheLoopbackServer() throws {
         let client = try makeClient()
 
-        let bytes = try client.rx.stream(SpecEndpoint("/stream/chunks?count=8&size=512")).toBlocking(timeout: 10)
+        let bytes = try client.rx.stream(Path("/stream/chunks?count=8&size=512")).toBlocking(timeout: 10)
             .toArray().reduce(Data(), +)
-        let lines = try client.rx.lines(SpecEndpoint("/ndjson?count=3"), as: String.self).toBlocking(timeout: 10)
+        let lines = try client.rx.lines(Path("/ndjson?count=3"), as: String.self).toBlocking(timeout: 10)
             .toArray()
 
         XCTAssertEqual(bytes, LoopbackServer.patternBytes(in: 0..<4096))

@@ -57,16 +57,18 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
         self.source = source
     }
 
+    /// What `next()` found.
+    private enum Answer {
+        case element(Element, wakesProducer: Bool)
+        case end(Swift.Error?)
+        case wait
+    }
+
     /// The next element, nil at the end (or once cancelled); throws the stream's failure.
     func next() async throws -> Element? {
         startIfNeeded()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, Swift.Error>) in
-                enum Answer {
-                    case element(Element, wakesProducer: Bool)
-                    case end(Swift.Error?)
-                    case wait
-                }
                 let answer = lock.withLock { () -> Answer in
                     if first < waiting.count {
                         let element = waiting[first]

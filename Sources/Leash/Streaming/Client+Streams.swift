@@ -50,9 +50,9 @@ extension Client {
         _ endpoint: Endpoint, as type: Line.Type = Line.self,
         maximumLineLength: Int = StreamLimits.maximumLineLength
     ) -> Observable<Line> {
-        LineDecoding<Line>.lines(
-            of: streamElements(endpoint), decoder: endpoint.jsonDecoder ?? manager.jsonDecoder,
-            maximumLineLength: maximumLineLength)
+        let decode = LineDecoders.decoding(type, with: endpoint.jsonDecoder ?? manager.jsonDecoder)
+        return LineDecoding.lines(
+            of: streamElements(endpoint), LineDecoding(maximumLineLength: maximumLineLength, decode: decode))
     }
 
     /// The Server-Sent Events of `endpoint` (`text/event-stream`), each as soon as the
@@ -87,16 +87,7 @@ extension Client {
         _ endpoint: Endpoint, decoding type: Value.Type, options: ServerSentEventOptions = ServerSentEventOptions()
     ) -> Observable<Value> {
         let decoder = EventDataDecoder<Value>(endpoint.jsonDecoder ?? manager.jsonDecoder)
-        return serverSentEventsExecution(endpoint, options: options).map { event in
-            do {
-                return try decoder.decode(event.data)
-            } catch {
-                let name = event.id.map { "event \($0)" } ?? "an event"
-                throw LeashError.decoding(
-                    type: "\(Value.self) (the data of \(name))", underlying: error,
-                    bodyExcerpt: String(event.data.prefix(200)))
-            }
-        }
+        return EventDataMap.decoded(serverSentEventsExecution(endpoint, options: options), decoder.decode)
     }
 
     // MARK: async
@@ -134,8 +125,7 @@ extension Client {
     }
 }
 
-/// Decodes events' data as `Value`: an instance the stream's closure captures, rather
-/// than `Value`'s conformance (which is not Sendable).
+/// Decodes events' data as `Value`.
 private final class EventDataDecoder<Value: Decodable>: @unchecked Sendable {
     // @unchecked: the decoder is only read (JSONDecoder is thread-safe to decode with).
     private let decoder: JSONDecoder
@@ -144,7 +134,26 @@ private final class EventDataDecoder<Value: Decodable>: @unchecked Sendable {
         self.decoder = decoder
     }
 
-    func decode(_ data: String) throws -> Value {
-        try decoder.decode(Value.self, from: Data(data.utf8))
+    /// `event`'s data as `Value`, else `LeashError.decoding` naming the event.
+    func decode(_ event: ServerSentEvent) throws -> Value {
+        do {
+            return try decoder.decode(Value.self, from: Data(event.data.utf8))
+        } catch {
+            let name = event.id.map { "event \($0)" } ?? "an event"
+            throw LeashError.decoding(
+                type: "\(Value.self) (the data of \(name))", underlying: error,
+                bodyExcerpt: String(event.data.prefix(200)))
+        }
+    }
+}
+
+/// The stream's `map`, made where `Value` has no constraints: its closure then captures
+/// no conformance of `Value` (which would not be Sendable).
+private enum EventDataMap {
+    static func decoded<Value>(
+        _ events: Observable<ServerSentEvent>, _ decode: @escaping (ServerSentEvent) throws -> Value
+    ) -> Observable<Value> {
+        let decode = Carried(decode)
+        return events.map { try decode.value($0) }
     }
 }

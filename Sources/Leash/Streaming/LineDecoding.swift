@@ -4,38 +4,38 @@ import Rx
 /// Turns a stream's chunks into lines and each line into a value (`Client.linesExecution`).
 ///
 /// One per subscription; the Rx contract calls it one event at a time, so its state needs
-/// no lock.
-final class LineDecoding<Line: Decodable>: @unchecked Sendable {
+/// no lock. Generic without constraints: its closures then capture no conformance of
+/// `Line` (which would not be Sendable); the decoding comes from `LineDecoders`.
+final class LineDecoding<Line>: @unchecked Sendable {
     // @unchecked: used by one subscription, one event at a time (see above).
+
+    /// Decodes the line numbered by the second argument; nil to skip it.
+    typealias Decode = (Data, Int) throws -> Line?
+
     private var splitter: LineSplitter
-    private let decoder: JSONDecoder
-    /// Whether lines are handed out as text (`String`), blank ones included, rather than
-    /// decoded as JSON (blank ones skipped).
-    private let isText = Line.self == String.self
+    private let decodeLine: Decode
+    /// The number of the last line handed out (counted here: the splitter's own count
+    /// cannot be read while it is splitting).
+    private var lineNumber = 0
 
     private let maximumLineLength: Int
 
-    init(decoder: JSONDecoder, maximumLineLength: Int) {
-        self.decoder = decoder
+    init(maximumLineLength: Int, decode: @escaping Decode) {
         self.maximumLineLength = maximumLineLength
+        decodeLine = decode
         splitter = LineSplitter(maximumLineLength: maximumLineLength)
     }
 
     /// A decoding of its own for another subscription, with the same settings.
     func fresh() -> LineDecoding {
-        LineDecoding(decoder: decoder, maximumLineLength: maximumLineLength)
+        LineDecoding(maximumLineLength: maximumLineLength, decode: decodeLine)
     }
 
     /// `elements` as decoded lines: each line as soon as it is complete; a last line
     /// without its line end when the body ends; what was complete, then the error, when
-    /// the stream fails.
-    static func lines(
-        of elements: Observable<StreamElement>, decoder: JSONDecoder, maximumLineLength: Int
-    ) -> Observable<Line> {
-        // Made here, copied per subscription: the closure then captures an instance, not
-        // `Line`'s conformance (which is not Sendable).
-        let template = LineDecoding(decoder: decoder, maximumLineLength: maximumLineLength)
-        return Observable.create { observer in
+    /// the stream fails. `template` is copied per subscription.
+    static func lines(of elements: Observable<StreamElement>, _ template: LineDecoding) -> Observable<Line> {
+        Observable.create { observer in
             let decoding = template.fresh()
             return elements.subscribe { event in
                 do {
@@ -61,36 +61,46 @@ final class LineDecoding<Line: Decodable>: @unchecked Sendable {
 
     private func append(_ data: Data, to observer: AnyObserver<Line>) throws {
         try splitter.append(data) { line in
-            if let value = try decode(line) { observer.onNext(value) }
+            lineNumber += 1
+            if let value = try decodeLine(line, lineNumber) { observer.onNext(value) }
         }
     }
 
     private func finish(to observer: AnyObserver<Line>) throws {
-        guard let last = splitter.finish(), let value = try decode(last) else { return }
+        guard let last = splitter.finish() else { return }
+        lineNumber += 1
+        guard let value = try decodeLine(last, lineNumber) else { return }
         observer.onNext(value)
     }
 
-    /// The value of the line just split off (number `splitter.lineCount`); nil for a blank
-    /// line of JSON.
-    private func decode(_ line: Data) throws -> Line? {
-        let number = splitter.lineCount
-        if isText {
-            guard let text = String(validating: line, as: UTF8.self) else {
-                throw LeashError.decoding(
-                    type: "String (line \(number) of the stream)",
-                    underlying: DecodingError.dataCorrupted(
-                        DecodingError.Context(codingPath: [], debugDescription: "The line is not valid UTF-8.")),
-                    bodyExcerpt: Self.excerpt(of: line, number: number))
+}
+
+/// How `LineDecoding` decodes a line as `Line`.
+enum LineDecoders {
+    /// Decodes JSON lines with `decoder` (blank ones skipped), or `String` lines as UTF-8
+    /// text (every one).
+    static func decoding<Line: Decodable>(_ type: Line.Type, with decoder: JSONDecoder) -> LineDecoding<Line>.Decode {
+        if Line.self == String.self {
+            return { line, number in
+                guard let text = String(validating: line, as: UTF8.self) else {
+                    throw LeashError.decoding(
+                        type: "String (line \(number) of the stream)",
+                        underlying: DecodingError.dataCorrupted(
+                            DecodingError.Context(codingPath: [], debugDescription: "The line is not valid UTF-8.")),
+                        bodyExcerpt: excerpt(of: line, number: number))
+                }
+                return text as? Line
             }
-            return text as? Line
         }
-        if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
-        do {
-            return try decoder.decode(Line.self, from: line)
-        } catch {
-            throw LeashError.decoding(
-                type: "\(Line.self) (line \(number) of the stream)", underlying: error,
-                bodyExcerpt: Self.excerpt(of: line, number: number))
+        return { line, number in
+            if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
+            do {
+                return try decoder.decode(Line.self, from: line)
+            } catch {
+                throw LeashError.decoding(
+                    type: "\(Line.self) (line \(number) of the stream)", underlying: error,
+                    bodyExcerpt: excerpt(of: line, number: number))
+            }
         }
     }
 

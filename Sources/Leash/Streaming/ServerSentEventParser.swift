@@ -56,9 +56,14 @@ struct ServerSentEventParser {
         interpreter = Interpreter(lastEventID: lastEventID, maximumDataLength: maximumDataLength)
     }
 
-    /// The last event ID buffer: the value of the last `id` field (without U+0000 NULL), which
-    /// a reconnection sends as `Last-Event-ID` unless it is empty.
+    /// The last event ID buffer: the value of the last `id` field (without U+0000 NULL).
     var lastEventID: String { interpreter.lastEventID }
+
+    /// The event source's last event ID: the buffer as it was at the last blank line (the
+    /// standard's dispatch copies it first, even for a block without data). A reconnection
+    /// sends it as `Last-Event-ID` unless it is empty: an `id` of an event cut off before
+    /// its blank line is not reported as received.
+    var sourceLastEventID: String { interpreter.sourceLastEventID }
 
     /// The reconnection time in milliseconds the last valid `retry` field set, if any.
     var reconnectionTime: Int? { interpreter.reconnectionTime }
@@ -194,6 +199,8 @@ extension ServerSentEventParser {
 
         /// The last event ID buffer; it persists from event to event.
         var lastEventID: String
+        /// The buffer as the last dispatch copied it (see `sourceLastEventID`).
+        var sourceLastEventID: String
         /// The last valid `retry` value, in milliseconds.
         var reconnectionTime: Int?
         /// The most bytes `data` may hold.
@@ -210,6 +217,7 @@ extension ServerSentEventParser {
         /// Creates the buffers of a new stream.
         init(lastEventID: String, maximumDataLength: Int) {
             self.lastEventID = lastEventID
+            sourceLastEventID = lastEventID
             self.maximumDataLength = maximumDataLength
         }
 
@@ -250,6 +258,7 @@ extension ServerSentEventParser {
         /// Dispatches the block's event, if it has data, and empties the block's buffers (never
         /// the last event ID buffer).
         private mutating func dispatch(emit: (ServerSentEvent) throws -> Void) throws {
+            sourceLastEventID = lastEventID
             let retry = blockRetry
             blockRetry = nil
             guard !data.isEmpty else {

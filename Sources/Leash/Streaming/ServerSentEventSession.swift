@@ -52,9 +52,14 @@ final class ServerSentEventSession: Disposable, @unchecked Sendable {
         let elements = client.streamElements(endpoint) { [weak self] request in
             self?.adapt(&request)
         }
-        connection.disposable = elements.subscribe { [self] event in
-            handle(event, parser)
-        }
+        // In place before subscribing: a connection that ends at once (a stub, a cached
+        // answer) replaces it with the wait for the next, which must not be undone.
+        let subscription = SingleAssignmentDisposable()
+        connection.disposable = subscription
+        subscription.setDisposable(
+            elements.subscribe { [self] event in
+                handle(event, parser)
+            })
     }
 
     /// The headers the standard asks for; `Last-Event-ID` read at each attempt, so that a
@@ -104,7 +109,7 @@ final class ServerSentEventSession: Disposable, @unchecked Sendable {
     private func parse(_ data: Data, _ parser: ConnectionParser) throws {
         let observer = self.observer
         try parser.value.parse(data) { observer.onNext($0) }
-        let (id, retry) = (parser.value.lastEventID, parser.value.reconnectionTime)
+        let (id, retry) = (parser.value.sourceLastEventID, parser.value.reconnectionTime)
         lock.withLock {
             lastEventID = id
             if let retry { reconnectionTime = retry }

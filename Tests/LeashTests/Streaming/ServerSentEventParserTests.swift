@@ -434,3 +434,16 @@ final class ServerSentEventParserTests: XCTestCase {
         }
     }
 }
+
+extension ServerSentEventParserTests {
+    func testSourceLastEventID_isTheBufferAtTheLastBlankLine_notAnIDOfACutOffBlock() throws {
+        var parser = ServerSentEventParser(lastEventID: "0")
+        XCTAssertEqual(parser.sourceLastEventID, "0")
+        try parser.parse(Data("id: 1\ndata: one\n\nid: 2\ndata: tw".utf8)) { _ in }
+
+        XCTAssertEqual(parser.lastEventID, "2", "the buffer took the cut-off block's id")
+        XCTAssertEqual(parser.sourceLastEventID, "1", "what a reconnection reports")
+        try parser.parse(Data("\nid: 3\n\n".utf8)) { _ in }
+        XCTAssertEqual(parser.sourceLastEventID, "3", "a block without data still copies it")
+    }
+}

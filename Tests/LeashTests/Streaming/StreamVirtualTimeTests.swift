@@ -23,7 +23,6 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
 
     private let feed = PipelineEndpoint(path: "/feed")
 
-    private func text(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
 
     // MARK: Chunks
 
@@ -31,7 +30,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .chunks(["a", "bc", "def"], every: .seconds(2)))
         let client = try client()
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map { self.text($0) } }
+        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events, [.next(200, "a"), .next(202, "bc"), .next(204, "def"), .completed(204)])
     }
@@ -42,7 +41,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
             $0.add(interceptor: PipelineExecutionInterceptor { $0.complete(with: Data("cached".utf8)) })
         }
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map { self.text($0) } }
+        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events, [.next(200, "cached"), .completed(200)])
         XCTAssertTrue(transport.requests.isEmpty, "nothing was sent")
@@ -77,7 +76,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         // The interceptor decides at 202, when "a", "b" and "c" have arrived.
         scheduler.scheduleAt(202) { held.value?.proceed() }
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map { self.text($0) } }
+        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
 
         XCTAssertEqual(
             observer.events,
@@ -95,14 +94,14 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
             return XCTFail("expected the status failure, got \(observer.events)")
         }
         XCTAssertEqual(failure.statusCode, 503)
-        XCTAssertEqual(text(failure.body), "{\"error\":\"down\"}", "the error page comes whole")
+        XCTAssertEqual(chunkText(failure.body), "{\"error\":\"down\"}", "the error page comes whole")
     }
 
     func testStream_cutMidBody_deliversWhatArrived_thenTheTransportError() throws {
         transport.stub(.get, path: "/v1/feed", StubResponse.chunks(["aaaa", "bbbb", "cccc"]).dropping(after: 6))
         let client = try client()
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map { self.text($0) } }
+        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events.map(\.value.element), ["aaaa", "bb", nil])
         guard case .transport(let error)? = observer.events.last?.value.error as? LeashError else {
@@ -118,7 +117,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
             StubResponse.chunks(["a", "b", "c", "d", "e"], every: .seconds(10)).keepingOpen())
         let client = try client { $0.timeout(15) }
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map { self.text($0) } }
+        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events.map(\.value.element), ["a", "b", "c", "d", "e", nil])
         XCTAssertEqual(observer.events.last?.time, 255, "15 s after the last chunk, at 240")
@@ -134,7 +133,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         var endpoint = feed
         endpoint.timeout = 15
 
-        let observer = scheduler.start { client.streamExecution(endpoint).map { self.text($0) } }
+        let observer = scheduler.start { client.streamExecution(endpoint).map(chunkText) }
 
         XCTAssertEqual(observer.events.map(\.value.element), ["a", "b", nil])
         XCTAssertEqual(observer.events.last?.time, 215)
@@ -144,7 +143,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", StubResponse.chunks(["a", "b", "c", "d"]).keepingOpen())
         let client = try client()
 
-        let observer = scheduler.start(disposed: 202) { client.streamExecution(self.feed).map { self.text($0) } }
+        let observer = scheduler.start(disposed: 202) { client.streamExecution(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events, [.next(200, "a"), .next(201, "b")])
     }
@@ -225,3 +224,6 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         XCTAssertEqual(observer.events, [.next(200, Item(index: 7)), .next(205, Item(index: 8)), .completed(205)])
     }
 }
+
+/// A chunk as text.
+private func chunkText(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
