@@ -55,6 +55,7 @@ if let client = tour.setup() {
     tour.tokenRefresh()
     tour.cancellation(client)
     tour.transfers(client)
+    tour.streams(client)
 }
 tour.viewModelInVirtualTime()
 exit(tour.finish() ? 0 : 1)
