@@ -50,7 +50,10 @@ final class ClientRxStreamTests: LoopbackIntegrationCase {
         transport.stub(
             .get, path: "/feed",
             .serverSentEvents(
-                [ServerSentEvent(id: "1", data: "{\"cents\":1999}"), ServerSentEvent(id: "2", data: "{\"cents\":2050}")],
+                [
+                    ServerSentEvent(id: "1", data: "{\"cents\":1999}"),
+                    ServerSentEvent(id: "2", data: "{\"cents\":2050}"),
+                ],
                 every: .seconds(10)),
             StubResponse.serverSentEvents([ServerSentEvent(id: "3", data: "{\"cents\":1875}")]).keepingOpen())
         let client = Client(

@@ -80,7 +80,8 @@ final class StreamReadmeSnippetsTests: LoopbackIntegrationCase {
             "GET", "/logs/api",
             response: LoopbackResponse(
                 headers: ["Content-Type": "application/x-ndjson"],
-                body: Data("{\"level\":\"info\",\"message\":\"up\"}\n{\"level\":\"warn\",\"message\":\"slow\"}\n".utf8)))
+                body: Data("{\"level\":\"info\",\"message\":\"up\"}\n{\"level\":\"warn\",\"message\":\"slow\"}\n".utf8))
+        )
         let disposeBag = DisposeBag()
         let client = try makeClient()
 

@@ -140,7 +140,7 @@ if let index = arguments.firstIndex(of: "--only") {
             fail(
                 "no scenario named \"\(name)\"; names: "
                     + (modes.map(\.name) + pipeline.map(\.name) + TransferMode.allCases.map(\.name)
-                        + StreamMode.allCases.map(\.name) + [
+                    + StreamMode.allCases.map(\.name) + [
                         RefreshStormBench.stormName, RefreshStormBench.plainName,
                     ])
                     .joined(separator: "; "))

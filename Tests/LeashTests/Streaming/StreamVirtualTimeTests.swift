@@ -23,7 +23,6 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
 
     private let feed = PipelineEndpoint(path: "/feed")
 
-
     // MARK: Chunks
 
     func testStream_deliversEachChunkAtItsTick_thenCompletesWithTheBody() throws {
@@ -170,7 +169,8 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         let observer = scheduler.start { client.linesExecution(self.feed, as: String.self) }
 
         XCTAssertEqual(
-            observer.events, [.next(200, "one"), .next(201, "two"), .next(201, ""), .next(201, "three"), .completed(201)])
+            observer.events,
+            [.next(200, "one"), .next(201, "two"), .next(201, ""), .next(201, "three"), .completed(201)])
     }
 
     func testLines_aBadLine_failsWithItsNumberAndExcerpt_afterTheGoodOnes() throws {
