@@ -14,6 +14,7 @@ final class TaskState: Disposable, @unchecked Sendable {
     private let lock = Lock()
     private var task: URLSessionTask?
     private var isDone = false
+    private var isAborted = false
     private let cancelQueue: DispatchQueue
 
     init(cancelQueue: DispatchQueue) {
@@ -27,6 +28,11 @@ final class TaskState: Disposable, @unchecked Sendable {
     /// Whether the task is neither finished nor cancelled.
     var isRunning: Bool { lock.withLock { !isDone } }
 
+    /// Whether the task was cancelled (disposed, or stopped by Leash) rather than finished
+    /// by URLSession: what was received before a finish is still delivered, nothing after
+    /// a cancel.
+    var isCancelled: Bool { lock.withLock { isAborted } }
+
     /// Cancels the task (asynchronously) unless it already finished or was cancelled;
     /// returns whether this call ended it. For the transport itself, failing a task whose
     /// body it could not keep.
@@ -34,6 +40,7 @@ final class TaskState: Disposable, @unchecked Sendable {
         let (ended, running) = lock.withLock { () -> (Bool, URLSessionTask?) in
             if isDone { return (false, nil) }
             isDone = true
+            isAborted = true
             defer { task = nil }
             return (true, task)
         }

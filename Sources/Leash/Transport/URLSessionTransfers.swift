@@ -249,7 +249,9 @@ private final class TransferTask: @unchecked Sendable {
             streams = destination == .stream && TransferBodyPlan.streamsBody(status: http.statusCode)
             expectedBytes = length >= 0 ? length : nil
         }
-        hand([.next(.response(http))], whileRunning: true)
+        // A stream's head must come before its chunks even if the task finishes before the
+        // delivery queue gets to it (its end is queued behind).
+        hand([.next(.response(http))], whileRunning: !streams)
     }
 
     func received(_ data: Data) {
@@ -392,7 +394,8 @@ private final class TransferTask: @unchecked Sendable {
         let count = chunk.count
         deliveryQueue.async { [self] in
             defer { backlog.delivered(count) }
-            if state.isRunning { observer.onNext(.body(chunk)) }
+            // Delivered even if the task finished meanwhile (its end is queued behind).
+            if !state.isCancelled { observer.onNext(.body(chunk)) }
         }
         backlog.add(count)
     }
@@ -402,7 +405,9 @@ private final class TransferTask: @unchecked Sendable {
     private func hand(_ events: [Event<TransportEvent>], whileRunning: Bool = false) {
         let carried = Carried(events)
         deliveryQueue.async { [self] in
-            if whileRunning && !state.isRunning { return }
+            if whileRunning ? !state.isRunning : state.isCancelled && !carried.value.contains(where: \.isStopEvent) {
+                return
+            }
             for event in carried.value { observer.on(event) }
         }
     }
