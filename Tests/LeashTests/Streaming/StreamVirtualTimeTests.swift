@@ -147,6 +147,15 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         XCTAssertEqual(observer.events, [.next(200, "a"), .next(201, "b")])
     }
 
+    func testStream_overATransportThatOnlySends_getsTheWholeBodyAsOneChunk() throws {
+        transport.stub(.get, path: "/v1/feed", .chunks(["a", "b", "c"], every: .seconds(1)))
+        let client = try makePipelineClient(SendOnlyTransport(base: transport), scheduler: scheduler)
+
+        let observer = scheduler.start { client.linesExecution(self.feed, as: String.self) }
+
+        XCTAssertEqual(observer.events, [.next(200, "abc"), .completed(200)])
+    }
+
     // MARK: Lines
 
     func testLines_decodesEachLineWhenComplete_joiningLinesSplitAcrossChunks() throws {
@@ -227,3 +236,12 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
 
 /// A chunk as text.
 private func chunkText(_ data: Data) -> String { String(decoding: data, as: UTF8.self) }
+
+/// A transport that implements only `send`: `transfer` is the protocol's default.
+private struct SendOnlyTransport: Transport {
+    let base: StubTransport
+
+    func send(_ request: URLRequest) -> Observable<TransportResponse> {
+        base.send(request)
+    }
+}
