@@ -36,9 +36,42 @@ extension LoopbackServer {
     ///   `ReceivedMultipart` (each part's name, file name, content type, length, SHA-256
     ///   and, for short text fields, value); a malformed form gets a 400 whose JSON says why.
     ///
+    /// Streamed routes (`Transfer-Encoding: chunked`, each write one chunk sent at once; see
+    /// `LoopbackResponse.streamed(status:headers:_:)`). Their `interval` is in milliseconds
+    /// (0…600,000), the pause between two pieces. Their `dropAfter=K` keeps the first
+    /// min(K, count) pieces, then (for lines and events) half of the next one, and closes the
+    /// connection without the terminating chunk, so the client sees a truncated body.
+    /// - `GET /stream/chunks`: `count` chunks (default 10) of `size` bytes (default 16, at
+    ///   most 16 MB) of `patternByte(at:)`, the offset running on across chunks (chunk i
+    ///   holds bytes i·size…), `application/octet-stream`. Options: `interval=MS`,
+    ///   `dropAfter=K`, `forever=1` (chunks until the client goes; `count` is ignored).
+    /// - `GET /ndjson`: `count` lines (default 10), line i (from 0) being
+    ///   `{"index":i,"name":"item-i"}` and `\n`, `application/x-ndjson`. Options:
+    ///   `interval=MS`; `crlf=1` (lines end with `\r\n`); `split=1` (each line in two
+    ///   writes cut in its middle, so lines straddle chunks); `bad=I` (line I is
+    ///   `{"index":I,`, invalid JSON, still terminated); `dropAfter=K` (cut mid-line);
+    ///   `partialLast=1` (a clean end, but the last line has no terminator).
+    /// - `GET /ndjson/endless`: `{"a":"xxxx…` with no newline, in 64 KB chunks, until the
+    ///   client goes.
+    /// - `GET /sse`: server-sent events, `text/event-stream` with `Cache-Control: no-cache`.
+    ///   Numbered from the request's `Last-Event-ID` plus one (an absent or non-numeric
+    ///   `Last-Event-ID` counts as 0), event n being `id: n\ndata: {"n":n}\n\n`; `count`
+    ///   events (default 3) per connection, then a clean end (an event source reconnects).
+    ///   Options: `interval=MS`; `retry=MS` (the body starts with `retry: MS\n\n`);
+    ///   `comments=1` (a `: keep-alive\n` line before each event); `multiline=1` (the data
+    ///   is `data: line one of n\ndata: line two of n\n`); `dropAfter=K` (cut mid-event);
+    ///   `endAt=E` (a `204 No Content`, the standard's "stop reconnecting", when
+    ///   `Last-Event-ID` ≥ E); `contentType=T` (that `Content-Type` instead);
+    ///   `status=C` (200…599: that status with a small JSON body, no stream).
+    /// - `GET /sse/flood?count=N`: N events (default 1,000) numbered from 1, each
+    ///   `id: n\ndata: {"n":n}\n\n`, as fast as the client reads, many per 64 KB write.
+    /// - `GET /lines/flood?bytes=B`: B bytes (default 1 MiB; 0, or 17 up to 4 TiB) of NDJSON
+    ///   lines `{"n":i,"pad":"xxxx…"}` and `\n`, i from 0, each 100 bytes long but the last
+    ///   (100…199 bytes, or all B when B < 200), as fast as the client reads, in 64 KB writes.
+    ///
     /// `Expect: 100-continue` is answered with `100 Continue` when a route starts reading
     /// the body. Malformed parameters (`/status/abc`, `/large/-1`, `/bytes/1?chunked=yes`)
-    /// answer 400.
+    /// and malformed query options (`/ndjson?count=-1`, `/sse?retry=soon`) answer 400.
     public static let builtInRoutes: [Route] = [
         Route(method: "GET", path: "/json", response: .json(Data(sampleJSON.utf8))),
         Route(method: nil, path: "/echo", handler: echo),
@@ -63,6 +96,12 @@ extension LoopbackServer {
         Route(method: "GET", path: "/bytes/*", handler: generatedBytes),
         Route(method: nil, path: "/upload", streamingHandler: receiveUpload),
         Route(method: "POST", path: "/multipart", streamingHandler: receiveMultipart),
+        Route(method: "GET", path: "/stream/chunks", handler: streamChunks),
+        Route(method: "GET", path: "/ndjson", handler: ndjson),
+        Route(method: "GET", path: "/ndjson/endless", handler: endlessNDJSON),
+        Route(method: "GET", path: "/sse", handler: serverSentEvents),
+        Route(method: "GET", path: "/sse/flood", handler: eventFlood),
+        Route(method: "GET", path: "/lines/flood", handler: lineFlood),
     ]
 
     /// The body of `GET /json`.
@@ -119,28 +158,20 @@ extension LoopbackServer {
     /// `GET /bytes/{n}` and its query options.
     private static func generatedBytes(_ request: LoopbackRequest) -> LoopbackResponse {
         guard let length = lastInteger(request, in: 0...(1 << 42)) else { return .status(400) }
-        var invalid = false
-        func option(_ name: String, in range: ClosedRange<Int>) -> Int? {
-            guard let text = request.queryValue(name) else { return nil }
-            guard let value = Int(text), range.contains(value) else {
-                invalid = true
-                return nil
-            }
-            return value
-        }
-        let ignoreRange = option("ignoreRange", in: 0...1) == 1
-        let dropAfter = option("dropAfter", in: 0...Int.max)
-        let chunked = option("chunked", in: 0...1) == 1
-        let trickleBytes = option("chunk", in: 1...(1 << 30))
-        let interval = option("interval", in: 0...600_000)
-        let status = option("status", in: 200...599)
-        guard !invalid else { return .status(400) }
+        var options = QueryOptions(request)
+        let ignoreRange = options.flag("ignoreRange")
+        let dropAfter = options.integer("dropAfter", in: 0...Int.max)
+        let chunked = options.flag("chunked")
+        let trickleBytes = options.integer("chunk", in: 1...(1 << 30))
+        let interval = options.interval()
+        let status = options.integer("status", in: 200...599)
+        guard !options.isMalformed else { return .status(400) }
 
         var response = LoopbackResponse.pattern(length: length).acceptingRanges(!ignoreRange)
         if let dropAfter { response = response.droppingConnection(afterBodyBytes: dropAfter) }
         if chunked { response = response.chunked(size: trickleBytes ?? 64 * 1024) }
         if let trickleBytes {
-            response = response.trickled(bytes: trickleBytes, every: TimeInterval(interval ?? 0) / 1000)
+            response = response.trickled(bytes: trickleBytes, every: interval)
         }
         if let status { response.status = status }
         return response

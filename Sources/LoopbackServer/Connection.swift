@@ -2,7 +2,8 @@ import Foundation
 
 /// One accepted connection, served on its own thread with blocking reads: parse a head,
 /// read or stream its body, call the route's handler, write the response, repeat while the
-/// connection is kept alive. Only this thread touches the connection's buffers; the
+/// connection is kept alive. Only this thread touches the connection's buffers (while a
+/// streamed response's code runs, its `LoopbackStreamWriter` does, under its own lock); the
 /// descriptor is closed through `ServerCore.connectionEnded(_:)`.
 final class Connection {
     enum Outcome {
@@ -233,6 +234,9 @@ final class Connection {
             guard waitForClient(seconds: response.delay) else { return .gone }
         }
         let keepAlive = head.wantsKeepAlive && !response.closeAfterResponse && !bodyUnread && !inputDiscarded
+        if let streamedBody = response.streamedBody {
+            return writeStreamed(response, streamedBody, for: head, keepAlive: keepAlive)
+        }
         switch response.delivery {
         case .hang:
             _ = waitForClient(seconds: nil)

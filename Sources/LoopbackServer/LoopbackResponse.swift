@@ -9,7 +9,8 @@ import Foundation
 /// A body can also be produced while it is written (`generated(length:fill:)`,
 /// `pattern(length:)`), so that gigabytes cost no memory, and any body can answer `Range`
 /// requests (`acceptingRanges()`), stop early (`droppingConnection(afterBodyBytes:)`) or
-/// trickle out (`trickled(bytes:every:)`):
+/// trickle out (`trickled(bytes:every:)`). A body can even be written by code as it goes,
+/// chunk by chunk (`streamed(status:headers:_:)`, see `LoopbackStreamWriter`):
 ///
 /// ```swift
 /// // A download that breaks after 1 MB, then answers the client's Range request.
@@ -43,6 +44,9 @@ public struct LoopbackResponse: Sendable {
     public var body: Data
     /// A body produced while it is written; when set, it replaces `body`.
     public var generatedBody: GeneratedBody?
+    /// A body that code writes as it goes; when set, it replaces `body` and `generatedBody`
+    /// (see `streamed(status:headers:_:)` for what still applies).
+    public var streamedBody: StreamedBody?
     /// Whether the response answers `Range: bytes=…` requests: it then says
     /// `Accept-Ranges: bytes`, and a 200 to a `GET` or `HEAD` with a single byte range becomes
     /// a `206 Partial Content` with that range (a `416` with `Content-Range: bytes */length`
@@ -76,6 +80,7 @@ public struct LoopbackResponse: Sendable {
         self.delivery = delivery
         self.closeAfterResponse = closeAfterResponse
         generatedBody = nil
+        streamedBody = nil
         acceptsRanges = false
         dropAfterBodyBytes = nil
         trickle = nil

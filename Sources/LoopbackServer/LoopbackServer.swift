@@ -32,8 +32,9 @@ public final class LoopbackServer: Sendable {
         /// Connections accepted.
         public var connectionCount = 0
         /// Connections the client closed or reset while a request was unanswered: partly
-        /// received, waiting out a `delay`, hanging, or being written. Closing an idle
-        /// keep-alive connection does not count, nor do connections `stop()` closes.
+        /// received, waiting out a `delay`, hanging, or being written (a streamed response
+        /// included, until its terminating chunk). Closing an idle keep-alive connection
+        /// does not count, nor do connections `stop()` closes.
         public var clientDisconnectCount = 0
         /// Requests answered with 400 (or another error status) because they were malformed.
         public var badRequestCount = 0
@@ -43,7 +44,8 @@ public final class LoopbackServer: Sendable {
         /// counted as they arrive.
         public var requestBodyBytes = 0
         /// Response body bytes written (heads and chunk framing not counted), counted as
-        /// they are handed to the socket.
+        /// they are handed to the socket; for a streamed response, each write once the
+        /// socket has taken it, so a client that stops reading stops this count.
         public var responseBodyBytes = 0
         /// `100 Continue` interim responses sent.
         public var continueCount = 0

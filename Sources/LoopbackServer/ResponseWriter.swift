@@ -92,7 +92,8 @@ extension Connection {
         return keepAlive ? .keepAlive : .close
     }
 
-    private func responseHead(of plan: ResponsePlan, keepAlive: Bool) -> [UInt8] {
+    /// The status line and header fields of `plan`, framing fields included.
+    func responseHead(of plan: ResponsePlan, keepAlive: Bool) -> [UInt8] {
         var text = "HTTP/1.1 \(plan.status) \(LoopbackResponse.reasonPhrase(for: plan.status))\r\n"
         for field in plan.headers
         where !["Content-Length", "Transfer-Encoding", "Connection"].contains(where: {

@@ -127,6 +127,26 @@ enum Socket {
         return nil
     }
 
+    /// Whether the peer may still read: false once it has closed its side or reset the
+    /// connection (or the socket was shut down locally). Looks without consuming or
+    /// blocking; bytes the peer sent and nobody read yet count as open.
+    static func peerIsOpen(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        #if canImport(Glibc)
+            let flags = Int32(MSG_PEEK) | Int32(MSG_DONTWAIT)
+        #else
+            let flags = MSG_PEEK | MSG_DONTWAIT
+        #endif
+        while true {
+            let count = recv(fd, &byte, 1, flags)
+            if count > 0 { return true }
+            if count == 0 { return false }
+            let error = errno
+            if error == EINTR { continue }
+            return error == EAGAIN || error == EWOULDBLOCK
+        }
+    }
+
     /// Waits until `fd` is readable (data, end of stream or error), up to `timeout`
     /// milliseconds (`-1`: no limit).
     static func waitReadable(_ fd: Int32, timeout: Int32) -> PollResult {

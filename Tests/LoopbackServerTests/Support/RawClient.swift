@@ -36,7 +36,9 @@ final class RawClient {
     private var buffer: [UInt8] = []
     private var closed = false
 
-    init(port: Int, timeout: TimeInterval = 10) throws {
+    /// Connects to 127.0.0.1:`port`. A `receiveBufferSize` caps the socket's receive buffer
+    /// (and so the TCP window), for tests of a server that a client stops reading.
+    init(port: Int, timeout: TimeInterval = 10, receiveBufferSize: Int32? = nil) throws {
         #if canImport(Glibc)
             fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         #else
@@ -46,6 +48,9 @@ final class RawClient {
         var time = timeval(tv_sec: Int(timeout), tv_usec: 0)
         _ = setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
         _ = setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &time, socklen_t(MemoryLayout<timeval>.size))
+        if var size = receiveBufferSize {
+            _ = setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var one: Int32 = 1
         _ = setsockopt(fd, Int32(IPPROTO_TCP), TCP_NODELAY, &one, socklen_t(MemoryLayout<Int32>.size))
         #if canImport(Darwin)
@@ -139,19 +144,9 @@ final class RawClient {
         if forHead || status == 204 || status == 304 || (100..<200).contains(status) { return response }
         if headers["Transfer-Encoding"]?.lowercased() == "chunked" {
             response.wasChunked = true
-            while true {
-                let lineEnd = try readUntil(Array("\r\n".utf8))
-                let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self)
-                buffer.removeFirst(lineEnd + 2)
-                guard let size = Int(sizeText, radix: 16) else { throw RawClientError.malformedResponse(sizeText) }
-                try fill(size + 2)
-                if size == 0 {
-                    buffer.removeFirst(2)
-                    break
-                }
-                response.chunkSizes.append(size)
-                response.body.append(contentsOf: buffer[..<size])
-                buffer.removeFirst(size + 2)
+            while let chunk = try readChunk() {
+                response.chunkSizes.append(chunk.count)
+                response.body.append(contentsOf: chunk)
             }
         } else if let lengthText = headers["Content-Length"], let length = Int(lengthText) {
             try fill(length)
@@ -166,6 +161,36 @@ final class RawClient {
     /// Reads one response and decodes its body as JSON.
     func readJSON<Value: Decodable>(_ type: Value.Type) throws -> Value {
         try JSONDecoder().decode(type, from: Data(try readResponse().body))
+    }
+
+    /// Reads the next chunk of a chunked body (after `readHead()`).
+    /// - Returns: its bytes, or nil for the terminating chunk.
+    /// - Throws: `RawClientError.closedEarly` when the server closes before a whole chunk.
+    func readChunk() throws -> [UInt8]? {
+        let lineEnd = try readUntil(Array("\r\n".utf8))
+        let sizeText = String(decoding: buffer[..<lineEnd], as: UTF8.self)
+        buffer.removeFirst(lineEnd + 2)
+        guard let size = Int(sizeText, radix: 16) else { throw RawClientError.malformedResponse(sizeText) }
+        try fill(size + 2)
+        if size == 0 {
+            buffer.removeFirst(2)
+            return nil
+        }
+        defer { buffer.removeFirst(size + 2) }
+        return Array(buffer[..<size])
+    }
+
+    /// Reads the chunks of a chunked body (after `readHead()`) until the terminating chunk
+    /// or until the server closes the connection.
+    /// - Returns: the chunks, and whether the terminating chunk came (a clean end).
+    func readChunks() throws -> (chunks: [[UInt8]], complete: Bool) {
+        var chunks: [[UInt8]] = []
+        do {
+            while let chunk = try readChunk() { chunks.append(chunk) }
+            return (chunks, true)
+        } catch RawClientError.closedEarly {
+            return (chunks, false)
+        }
     }
 
     /// Reads a response's status line and header fields, leaving its body unread.
