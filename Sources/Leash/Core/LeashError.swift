@@ -41,6 +41,10 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
     /// download's temporary file or its destination (missing, no permission, disk full);
     /// `url` is the file, `underlying` the file system's error.
     case fileAccess(reason: String, url: URL, underlying: Swift.Error?)
+    /// A stream's subscriber fell so far behind that `bufferedBytes` waited for it: the
+    /// stream was ended rather than let memory grow or hold up other requests (see
+    /// `SlowSubscriberPolicy`).
+    case streamOverflow(bufferedBytes: Int)
 
     /// A sentence a developer can act on.
     public var description: String {
@@ -73,6 +77,10 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
             return "Invalid response: \(reason)."
         case .fileAccess(let reason, let url, let underlying):
             return "File \(url.path): \(reason)" + (underlying.map { " (\($0))" } ?? "") + "."
+        case .streamOverflow(let bytes):
+            return
+                "The stream's subscriber fell \(bytes) bytes behind; the stream was ended rather than buffer without "
+                + "bound (take less time per element, or deliver elsewhere)."
         }
     }
 

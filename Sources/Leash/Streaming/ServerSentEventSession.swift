@@ -11,7 +11,8 @@ import Rx
 /// reconnection time (a `retry` field, else `reconnectionDelay`).
 ///
 /// A connection is followed by the next, after the reconnection time, when it ends or
-/// drops (a transport failure, an idle timeout, a response that ended early); not after
+/// drops (a transport failure, an idle timeout, a response that ended early, a subscriber
+/// that fell too far behind: see `SlowSubscriberPolicy`); not after
 /// `204 No Content` (the standard's "stop reconnecting"), a status the pipeline does not
 /// accept (its interceptors, such as the token refresher, had their say), a response
 /// that is not `text/event-stream`, or a line longer than the limit: those end the
@@ -133,7 +134,7 @@ final class ServerSentEventSession: Disposable, @unchecked Sendable {
     static func isDrop(_ error: Swift.Error) -> Bool {
         guard let error = error as? LeashError else { return false }
         switch error {
-        case .transport, .timeout, .invalidResponse: return true
+        case .transport, .timeout, .invalidResponse, .streamOverflow: return true
         default: return false
         }
     }

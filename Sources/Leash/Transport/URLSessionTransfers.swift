@@ -36,7 +36,8 @@ final class TransferSession: @unchecked Sendable {
     /// alive by it until it ends, and then invalidated.
     func start(
         _ request: TransportRequest, deliveryQueue: DispatchQueue, cancelQueue: DispatchQueue,
-        observer: AnyObserver<TransportEvent>, ownsSession: Bool = false
+        observer: AnyObserver<TransportEvent>, ownsSession: Bool = false,
+        slowSubscribers: SlowSubscriberPolicy = .platformDefault
     ) -> Disposable {
         var urlRequest = request.urlRequest
         let requestedOffset = TransferBodyPlan.requestRange(for: request.destination, in: &urlRequest)
@@ -87,7 +88,7 @@ final class TransferSession: @unchecked Sendable {
         let transfer = TransferTask(
             destination: request.destination, reportsProgress: request.reportsProgress,
             requestedOffset: requestedOffset, uploadSize: uploadSize, state: state, deliveryQueue: deliveryQueue,
-            observer: observer, session: ownsSession ? self : nil)
+            observer: observer, session: ownsSession ? self : nil, slowSubscribers: slowSubscribers)
         delegate.register(transfer, for: task)
         // A task never started never completes: its registration would be kept forever.
         if !state.start(task) { delegate.unregister(task) }
@@ -158,10 +159,10 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 /// decides, once, between finishing and cancelling (after a dispose nothing is reported).
 ///
 /// A stream's chunks cross to its delivery queue (its own: see
-/// `URLSessionTransport.transfer(_:)`) as they arrive, with at most `StreamBacklog.limit`
-/// bytes waiting for the subscriber: beyond that, URLSession's queue (the stream's own
-/// session's) waits for it, which stops reading from the socket, so TCP slows the
-/// server down instead of memory growing.
+/// `URLSessionTransport.transfer(_:)`) as they arrive, with at most the policy's limit
+/// waiting for the subscriber: beyond that, URLSession's queue waits for it (which stops
+/// reading from the socket, so TCP slows the server down) or the stream fails (see
+/// `SlowSubscriberPolicy`), instead of memory growing.
 private final class TransferTask: @unchecked Sendable {
     // @unchecked: `head`, `body`, `writer` (until handed to `writes`), `writes`,
     // `receivedBytes`, `expectedBytes` and `failure` are only touched on URLSession's
@@ -205,10 +206,10 @@ private final class TransferTask: @unchecked Sendable {
     init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
         state: TaskState, deliveryQueue: DispatchQueue, observer: AnyObserver<TransportEvent>,
-        session: TransferSession?
+        session: TransferSession?, slowSubscribers: SlowSubscriberPolicy
     ) {
         self.session = session
-        streamBacklog = destination == .stream ? StreamBacklog() : nil
+        streamBacklog = destination == .stream ? StreamBacklog(slowSubscribers) : nil
         self.destination = destination
         self.reportsProgress = reportsProgress
         self.requestedOffset = requestedOffset
@@ -397,7 +398,7 @@ private final class TransferTask: @unchecked Sendable {
             // Delivered even if the task finished meanwhile (its end is queued behind).
             if !state.isCancelled { observer.onNext(.body(chunk)) }
         }
-        backlog.add(count)
+        if let overflow = backlog.add(count) { fail(LeashError.streamOverflow(bufferedBytes: overflow)) }
     }
 
     /// Hands `events` to the delivery queue; progress and the head only while the task
@@ -478,32 +479,40 @@ private final class ProgressHops: @unchecked Sendable {
 }
 
 /// The bytes of a stream handed to its delivery queue and not yet taken by the
-/// subscriber. URLSession's queue waits in `add` while more than `limit` are waiting,
-/// which holds the connection back (TCP flow control reaches the server) rather than
-/// letting a slow subscriber make memory grow.
+/// subscriber, and what happens beyond the policy's limit (`SlowSubscriberPolicy`):
+/// URLSession's queue waits in `add` (which holds the connection back: TCP flow control
+/// reaches the server), or `add` reports the overflow, and the stream fails.
 ///
-/// The wait is on the stream's own session's queue: nothing else waits for it (its
-/// cancel is issued from another queue), so a slow subscriber holds up only its stream.
+/// A wait is on the stream's own session's queue, which Leash never waits for (its
+/// cancel is issued from another queue), so it cannot deadlock Leash.
 final class StreamBacklog: @unchecked Sendable {
     // @unchecked: all state is behind `condition`.
 
-    /// The most bytes waiting for the subscriber before the connection is held back.
-    static let limit = 1 << 20
+    /// What to do beyond the limit.
+    private let policy: SlowSubscriberPolicy
 
     private let condition = NSCondition()
     private var waiting = 0
     private var isOpen = true
-    /// The most bytes that were ever waiting (for the tests of the limit).
-    private(set) var peak = 0
 
-    /// Counts `count` more bytes waiting, then waits while more than `limit` are, until
-    /// the subscriber catches up or the stream is closed.
-    func add(_ count: Int) {
+    init(_ policy: SlowSubscriberPolicy) {
+        self.policy = policy
+    }
+
+    /// Counts `count` more bytes waiting. Beyond the limit, waits until the subscriber
+    /// catches up or the stream is closed (`holdBack`), or returns the bytes waiting
+    /// (`fail`); nil when the stream goes on.
+    func add(_ count: Int) -> Int? {
         condition.lock()
         defer { condition.unlock() }
         waiting += count
-        peak = max(peak, waiting)
-        while waiting > Self.limit && isOpen { condition.wait() }
+        guard waiting > policy.limit, isOpen else { return nil }
+        if case .fail = policy {
+            isOpen = false
+            return waiting
+        }
+        while waiting > policy.limit && isOpen { condition.wait() }
+        return nil
     }
 
     /// The subscriber took `count` bytes.
@@ -511,7 +520,7 @@ final class StreamBacklog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         waiting -= count
-        if waiting <= Self.limit { condition.broadcast() }
+        if waiting <= policy.limit { condition.broadcast() }
     }
 
     /// The stream ended or was disposed: nothing waits any more.

@@ -66,11 +66,21 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         private let nextDeliveryQueue = AtomicInt(0)
     #endif
 
+    /// What a stream does when its subscriber falls behind.
+    public let slowSubscribers: SlowSubscriberPolicy
+
     /// Creates a transport with a session of its own.
     ///
-    /// - Parameter configuration: The session configuration, copied; the copy's `urlCache`
-    ///   is removed (see above). By default an ephemeral configuration.
-    public init(configuration: URLSessionConfiguration = .ephemeral) {
+    /// - Parameters:
+    ///   - configuration: The session configuration, copied; the copy's `urlCache` is
+    ///     removed (see above). By default an ephemeral configuration.
+    ///   - slowSubscribers: What a stream does when its subscriber falls behind (see
+    ///     `SlowSubscriberPolicy`; by default the platform's choice).
+    public init(
+        configuration: URLSessionConfiguration = .ephemeral,
+        slowSubscribers: SlowSubscriberPolicy = .platformDefault
+    ) {
+        self.slowSubscribers = slowSubscribers
         // A copy, so that the caller's configuration (perhaps shared) is left as it was.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         configuration.urlCache = nil
@@ -118,13 +128,14 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
                     cancelQueue: transport.cancelQueue, observer: observer)
             }
             // A stream lasts, and its subscriber may be slow: it gets a session (a work
-            // queue, on Linux) and a delivery queue of its own, so that holding its
-            // connection back (see `StreamBacklog`) holds up nothing else.
+            // queue) and a delivery queue of its own, so that a slow subscriber holds up no
+            // other transfer's delivery (see `SlowSubscriberPolicy` for URLSession's own).
             let session = TransferSession(
                 configuration: transport.session.configuration, delegateQueue: Self.makeDelegateQueue())
             return session.start(
                 request, deliveryQueue: DispatchQueue(label: "leash.urlsession.stream"),
-                cancelQueue: transport.cancelQueue, observer: observer, ownsSession: true)
+                cancelQueue: transport.cancelQueue, observer: observer, ownsSession: true,
+                slowSubscribers: transport.slowSubscribers)
         }
     }
 
