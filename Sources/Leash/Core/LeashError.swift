@@ -41,9 +41,9 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
     /// download's temporary file or its destination (missing, no permission, disk full);
     /// `url` is the file, `underlying` the file system's error.
     case fileAccess(reason: String, url: URL, underlying: Swift.Error?)
-    /// A stream's subscriber fell so far behind that `bufferedBytes` waited for it: the
-    /// stream was ended rather than let memory grow or hold up other requests (see
-    /// `SlowSubscriberPolicy`).
+    /// A stream's subscriber took nothing for the transport's longest hold while
+    /// `bufferedBytes` waited for it: the stream was ended rather than hold up other
+    /// requests any longer (see `SlowSubscriberPolicy`).
     case streamOverflow(bufferedBytes: Int)
 
     /// A sentence a developer can act on.
@@ -79,8 +79,8 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
             return "File \(url.path): \(reason)" + (underlying.map { " (\($0))" } ?? "") + "."
         case .streamOverflow(let bytes):
             return
-                "The stream's subscriber fell \(bytes) bytes behind; the stream was ended rather than buffer without "
-                + "bound (take less time per element, or deliver elsewhere)."
+                "The stream's subscriber took nothing for too long while \(bytes) bytes waited for it; the stream "
+                + "was ended rather than hold up other requests (take less time per element, or deliver elsewhere)."
         }
     }
 

@@ -1,40 +1,44 @@
+import Foundation
+
 /// What `URLSessionTransport` does when a stream's subscriber (`client.rx.stream`,
 /// `lines`, `serverSentEvents`) takes its chunks more slowly than they arrive.
 ///
-/// The chunks wait for the subscriber, up to a limit. Beyond it there are two honest
-/// choices, and which one is right depends on the platform:
+/// Chunks wait for the subscriber up to `bufferLimit` bytes. Beyond that URLSession's
+/// queue waits for the subscriber, which stops reading from the socket: TCP tells the
+/// server to wait, nothing is lost, and memory stays flat however long the stream runs. A
+/// subscriber merely slower than the network is held to its own pace this way.
 ///
-/// - `holdBack`: URLSession's queue waits for the subscriber, which stops reading from
-///   the socket: TCP tells the server to wait, and nothing is lost. Each stream has a
-///   session of its own, and on Apple platforms that keeps the wait to that stream. On
-///   Linux, URLSession runs the work of all its sessions on one queue: every other
-///   request of the process waits too (measured: a request made meanwhile answered only
-///   when the subscriber went on).
-/// - `fail`: the stream ends with `LeashError.streamOverflow`, after the chunks the
-///   subscriber took; other requests never wait. A reconnecting Server-Sent Events stream
-///   connects again and goes on after the last event it delivered (`Last-Event-ID`).
-///
-/// Either way memory stays flat, however long the stream runs.
-public enum SlowSubscriberPolicy: Sendable, Equatable {
-    /// Holds the connection back once `bytes` wait for the subscriber.
-    case holdBack(afterBytes: Int)
-    /// Ends the stream with `LeashError.streamOverflow` once more than `bytes` wait.
-    case fail(afterBytes: Int)
+/// Each stream has a session of its own, and on Apple platforms that keeps the wait to
+/// that stream. On Linux, URLSession runs the work of all its sessions on one queue:
+/// while a stream is held back, every other request of the process waits too (measured:
+/// a request made while a subscriber was stuck answered only when it went on). So a hold
+/// may be given a `longestHold`: a subscriber that takes nothing for that long ends its
+/// stream with `LeashError.streamOverflow`, and the other requests go on. A reconnecting
+/// Server-Sent Events stream then connects again after the last event it delivered.
+public struct SlowSubscriberPolicy: Sendable, Equatable {
+    /// The bytes that may wait for the subscriber before the connection is held back.
+    public var bufferLimit: Int
+    /// How long the connection may be held back without the subscriber taking a chunk
+    /// before the stream ends with `LeashError.streamOverflow`; nil for no limit.
+    public var longestHold: TimeInterval?
 
-    /// `.fail(afterBytes: 8 MB)` on Linux, where holding back would stall every request
-    /// of the process; `.holdBack(afterBytes: 1 MB)` on Apple platforms.
-    public static var platformDefault: SlowSubscriberPolicy {
-        #if canImport(FoundationNetworking)
-            return .fail(afterBytes: 8 << 20)
-        #else
-            return .holdBack(afterBytes: 1 << 20)
-        #endif
+    /// A policy: see each property.
+    public init(bufferLimit: Int = 1 << 20, longestHold: TimeInterval?) {
+        self.bufferLimit = max(1, bufferLimit)
+        self.longestHold = longestHold.map { $0.isFinite ? max(0, $0) : 0 }
     }
 
-    /// The bytes that may wait for the subscriber.
-    var limit: Int {
-        switch self {
-        case .holdBack(let bytes), .fail(let bytes): return max(1, bytes)
-        }
+    /// Holds the connection back as long as the subscriber needs (Apple platforms'
+    /// default).
+    public static let holdBack = SlowSubscriberPolicy(longestHold: nil)
+
+    /// On Linux, holds back for at most half a second without progress (the longest every
+    /// other request of the process then waits), then ends the stream; elsewhere `holdBack`.
+    public static var platformDefault: SlowSubscriberPolicy {
+        #if canImport(FoundationNetworking)
+            return SlowSubscriberPolicy(longestHold: 0.5)
+        #else
+            return .holdBack
+        #endif
     }
 }

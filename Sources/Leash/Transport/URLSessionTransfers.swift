@@ -161,8 +161,8 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 /// A stream's chunks cross to its delivery queue (its own: see
 /// `URLSessionTransport.transfer(_:)`) as they arrive, with at most the policy's limit
 /// waiting for the subscriber: beyond that, URLSession's queue waits for it (which stops
-/// reading from the socket, so TCP slows the server down) or the stream fails (see
-/// `SlowSubscriberPolicy`), instead of memory growing.
+/// reading from the socket, so TCP slows the server down), and a subscriber stuck for too
+/// long ends the stream (see `SlowSubscriberPolicy`), instead of memory growing.
 private final class TransferTask: @unchecked Sendable {
     // @unchecked: `head`, `body`, `writer` (until handed to `writes`), `writes`,
     // `receivedBytes`, `expectedBytes` and `failure` are only touched on URLSession's
@@ -479,39 +479,49 @@ private final class ProgressHops: @unchecked Sendable {
 }
 
 /// The bytes of a stream handed to its delivery queue and not yet taken by the
-/// subscriber, and what happens beyond the policy's limit (`SlowSubscriberPolicy`):
-/// URLSession's queue waits in `add` (which holds the connection back: TCP flow control
-/// reaches the server), or `add` reports the overflow, and the stream fails.
+/// subscriber. Beyond the policy's limit URLSession's queue waits in `add` (which holds the
+/// connection back: TCP flow control reaches the server), until the subscriber takes
+/// enough, the stream is closed, or it took nothing for the policy's longest hold (then
+/// `add` reports the overflow, and the stream fails). See `SlowSubscriberPolicy`.
 ///
-/// A wait is on the stream's own session's queue, which Leash never waits for (its
+/// The wait is on the stream's own session's queue, which Leash never waits for (its
 /// cancel is issued from another queue), so it cannot deadlock Leash.
 final class StreamBacklog: @unchecked Sendable {
     // @unchecked: all state is behind `condition`.
-
-    /// What to do beyond the limit.
     private let policy: SlowSubscriberPolicy
-
     private let condition = NSCondition()
     private var waiting = 0
+    /// Chunks the subscriber took: a hold lasts while this does not move.
+    private var deliveries = 0
     private var isOpen = true
 
     init(_ policy: SlowSubscriberPolicy) {
         self.policy = policy
     }
 
-    /// Counts `count` more bytes waiting. Beyond the limit, waits until the subscriber
-    /// catches up or the stream is closed (`holdBack`), or returns the bytes waiting
-    /// (`fail`); nil when the stream goes on.
+    /// Counts `count` more bytes waiting; beyond the limit, waits (see above). Returns
+    /// the bytes waiting if the subscriber took nothing for the longest hold (the stream
+    /// must end), else nil.
     func add(_ count: Int) -> Int? {
         condition.lock()
         defer { condition.unlock() }
         waiting += count
-        guard waiting > policy.limit, isOpen else { return nil }
-        if case .fail = policy {
-            isOpen = false
-            return waiting
+        var seen = deliveries
+        var deadline = policy.longestHold.map { Date(timeIntervalSinceNow: $0) }
+        while waiting > policy.bufferLimit && isOpen {
+            guard let until = deadline else {
+                condition.wait()
+                continue
+            }
+            if condition.wait(until: until) || deliveries != seen {
+                // Progress: the hold starts over.
+                seen = deliveries
+                deadline = policy.longestHold.map { Date(timeIntervalSinceNow: $0) }
+            } else {
+                isOpen = false
+                return waiting
+            }
         }
-        while waiting > policy.limit && isOpen { condition.wait() }
         return nil
     }
 
@@ -520,7 +530,8 @@ final class StreamBacklog: @unchecked Sendable {
         condition.lock()
         defer { condition.unlock() }
         waiting -= count
-        if waiting <= policy.limit { condition.broadcast() }
+        deliveries &+= 1
+        if waiting <= policy.bufferLimit { condition.broadcast() }
     }
 
     /// The stream ended or was disposed: nothing waits any more.
