@@ -81,16 +81,7 @@ enum LineDecoders {
     /// text (every one).
     static func decoding<Line: Decodable>(_ type: Line.Type, with decoder: JSONDecoder) -> LineDecoding<Line>.Decode {
         if Line.self == String.self {
-            return { line, number in
-                guard let text = String(validating: line, as: UTF8.self) else {
-                    throw LeashError.decoding(
-                        type: "String (line \(number) of the stream)",
-                        underlying: DecodingError.dataCorrupted(
-                            DecodingError.Context(codingPath: [], debugDescription: "The line is not valid UTF-8.")),
-                        bodyExcerpt: excerpt(of: line, number: number))
-                }
-                return text as? Line
-            }
+            return { line, number in try text(line, number) as? Line }
         }
         return { line, number in
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
@@ -102,6 +93,22 @@ enum LineDecoders {
                     bodyExcerpt: excerpt(of: line, number: number))
             }
         }
+    }
+
+    /// A line as UTF-8 text (every one, blank ones too); invalid UTF-8 is a
+    /// `LeashError.decoding` naming the line.
+    static func text(_ line: Data, _ number: Int) throws -> String? {
+        // Validated from contiguous bytes: several times faster than through `Data`'s
+        // collection interface, one byte at a time.
+        let text = line.withUnsafeBytes { String(validating: $0.bindMemory(to: UInt8.self), as: UTF8.self) }
+        guard let text else {
+            throw LeashError.decoding(
+                type: "String (line \(number) of the stream)",
+                underlying: DecodingError.dataCorrupted(
+                    DecodingError.Context(codingPath: [], debugDescription: "The line is not valid UTF-8.")),
+                bodyExcerpt: excerpt(of: line, number: number))
+        }
+        return text
     }
 
     /// The line's number and beginning, for an error: `line 3: {"index":3,`.
