@@ -85,19 +85,48 @@ final class TransferSession: @unchecked Sendable {
             #endif
         }
         let state = TaskState(cancelQueue: cancelQueue)
+        let output = TransferOutput(observer)
         let transfer = TransferTask(
             destination: request.destination, reportsProgress: request.reportsProgress,
             requestedOffset: requestedOffset, uploadSize: uploadSize, state: state, deliveryQueue: deliveryQueue,
-            observer: observer, session: ownsSession ? self : nil, slowSubscribers: slowSubscribers)
+            observer: output, session: ownsSession ? self : nil, slowSubscribers: slowSubscribers)
         delegate.register(transfer, for: task)
         // A task never started never completes: its registration would be kept forever.
         if !state.start(task) { delegate.unregister(task) }
-        guard let backlog = transfer.streamBacklog else { return state }
+        let backlog = transfer.streamBacklog
         return Disposables.create {
             state.dispose()
             // URLSession's queue may be waiting for the subscriber: it need not any more.
-            backlog.close()
+            backlog?.close()
+            // Let go of the subscriber now, not when URLSession gets round to reporting
+            // the cancelled task (seconds, behind a fast stream's chunks).
+            output.release()
         }
+    }
+}
+
+/// A transfer's observer until the transfer is disposed, then nothing: the subscription it
+/// leads to is freed at once, whatever still holds the transfer.
+private final class TransferOutput: @unchecked Sendable {
+    // @unchecked: `observer` is behind `lock`.
+    private let lock = Lock()
+    private var observer: AnyObserver<TransportEvent>?
+
+    init(_ observer: AnyObserver<TransportEvent>) {
+        self.observer = observer
+    }
+
+    func on(_ event: Event<TransportEvent>) {
+        lock.withLock { observer }?.on(event)
+    }
+
+    func release() {
+        let released = lock.withLock { () -> AnyObserver<TransportEvent>? in
+            defer { observer = nil }
+            return observer
+        }
+        // Freed outside the lock: freeing the subscription may run code of its own.
+        withExtendedLifetime(released) {}
     }
 }
 
@@ -178,7 +207,7 @@ private final class TransferTask: @unchecked Sendable {
     private let uploadSize: Int64
     private let state: TaskState
     private let deliveryQueue: DispatchQueue
-    private let observer: AnyObserver<TransportEvent>
+    private let observer: TransferOutput
     private let hops = ProgressHops()
     /// A stream's chunks waiting for the subscriber; nil unless the destination is `.stream`.
     let streamBacklog: StreamBacklog?
@@ -205,7 +234,7 @@ private final class TransferTask: @unchecked Sendable {
 
     init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
-        state: TaskState, deliveryQueue: DispatchQueue, observer: AnyObserver<TransportEvent>,
+        state: TaskState, deliveryQueue: DispatchQueue, observer: TransferOutput,
         session: TransferSession?, slowSubscribers: SlowSubscriberPolicy
     ) {
         self.session = session
@@ -382,7 +411,7 @@ private final class TransferTask: @unchecked Sendable {
         case .later(let due):
             deliveryQueue.asyncAfter(deadline: due) { [self] in
                 guard let latest = hops.takeLatest(), state.isRunning else { return }
-                observer.onNext(latest)
+                observer.on(.next(latest))
             }
         case .pending:
             break
@@ -396,7 +425,7 @@ private final class TransferTask: @unchecked Sendable {
         deliveryQueue.async { [self] in
             defer { backlog.delivered(count) }
             // Delivered even if the task finished meanwhile (its end is queued behind).
-            if !state.isCancelled { observer.onNext(.body(chunk)) }
+            if !state.isCancelled { observer.on(.next(.body(chunk))) }
         }
         if let overflow = backlog.add(count) { fail(LeashError.streamOverflow(bufferedBytes: overflow)) }
     }
