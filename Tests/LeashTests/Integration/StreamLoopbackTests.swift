@@ -24,6 +24,11 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         let n: Int
     }
 
+    /// How long a disconnect may take to reach the server: URLSession's `cancel()` waits
+    /// for its queue, which a fast stream keeps busy; under ThreadSanitizer that took
+    /// more than 5 s once.
+    private var disconnectTimeout: TimeInterval { specIsThreadSanitized ? 30 : 5 }
+
     private func items(_ range: Range<Int>) -> [Item] {
         range.map { Item(index: $0, name: "item-\($0)") }
     }
@@ -92,7 +97,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
             .take(3).toBlocking(timeout: 10).toArray()
 
         XCTAssertEqual(chunks.count, 3)
-        waitForServer("the client to disconnect") { $0.clientDisconnectCount >= 1 }
+        waitForServer("the client to disconnect", timeout: disconnectTimeout) { $0.clientDisconnectCount >= 1 }
     }
 
     func testStream_aStallLongerThanTheManagersTimeout_endsItWithATimeout() throws {
@@ -176,7 +181,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         XCTAssertLessThan(
             Date().timeIntervalSince(started), 8, "another request went through while the stream waited")
         // Past the limit the client cancels the task; the server sees the connection close.
-        waitForServer("the client to close the connection") { $0.clientDisconnectCount >= 1 }
+        waitForServer("the client to close the connection", timeout: disconnectTimeout) { $0.clientDisconnectCount >= 1 }
 
         subscriber.release.signal()
         XCTAssertEqual(subscriber.ended.wait(timeout: .now() + 10), .success)
@@ -259,7 +264,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         XCTAssertTrue(lines.isEmpty)
         guard case .invalidResponse(let reason)? = error as? LeashError else { return XCTFail("got \(error)") }
         XCTAssertTrue(reason.contains("1048576"), reason)
-        waitForServer("the client to disconnect") { $0.clientDisconnectCount >= 1 }
+        waitForServer("the client to disconnect", timeout: disconnectTimeout) { $0.clientDisconnectCount >= 1 }
     }
 
     // MARK: Server-Sent Events
@@ -328,7 +333,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         }
 
         XCTAssertEqual(ids, ["1", "2", "3"])
-        waitForServer("the client to disconnect") { $0.clientDisconnectCount >= 1 }
+        waitForServer("the client to disconnect", timeout: disconnectTimeout) { $0.clientDisconnectCount >= 1 }
     }
 
     func testAsync_lines_endWithTheBody() async throws {
@@ -358,7 +363,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
 
         let count = try await task.value
         XCTAssertGreaterThanOrEqual(count, 1)
-        waitForServer("the client to disconnect") { $0.clientDisconnectCount >= 1 }
+        waitForServer("the client to disconnect", timeout: disconnectTimeout) { $0.clientDisconnectCount >= 1 }
     }
 }
 

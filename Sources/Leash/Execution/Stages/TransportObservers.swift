@@ -51,9 +51,10 @@ final class TransportObserver: AttemptAnswer, ObserverType, @unchecked Sendable 
     }
 }
 
-/// Receives the events of one attempt's transfer (`transfer`): progress goes to the run
-/// (which reports it and resets the idle limit), the complete response to the success
-/// interceptors, a failure to the failure interceptors.
+/// Receives the events of one attempt's transfer (`transfer`): progress, a stream's head
+/// and its chunks go to the run (which reports them and resets the idle limit), the
+/// complete response to the success interceptors (for a stream, to its end), a failure to
+/// the failure interceptors.
 final class TransferObserver: AttemptAnswer, ObserverType, @unchecked Sendable {
     // @unchecked: see `AttemptAnswer`.
     func on(_ event: Event<TransportEvent>) {
