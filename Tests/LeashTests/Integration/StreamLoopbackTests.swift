@@ -181,7 +181,9 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         XCTAssertLessThan(
             Date().timeIntervalSince(started), 8, "another request went through while the stream waited")
         // Past the limit the client cancels the task; the server sees the connection close.
-        waitForServer("the client to close the connection", timeout: disconnectTimeout) { $0.clientDisconnectCount >= 1 }
+        waitForServer("the client to close the connection", timeout: disconnectTimeout) {
+            $0.clientDisconnectCount >= 1
+        }
 
         subscriber.release.signal()
         XCTAssertEqual(subscriber.ended.wait(timeout: .now() + 10), .success)
