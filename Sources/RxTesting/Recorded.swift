@@ -25,14 +25,18 @@ extension Recorded {
         Recorded(time: time, value: .next(element))
     }
 
-    /// A `completed` event at `time`.
-    public static func completed<T>(_ time: TestTime) -> Recorded<Event<T>> where Value == Event<T> {
+    /// A `completed` event at `time`; `type` names the element type where the context does
+    /// not (`.completed(300, Int.self)`), as in RxTest.
+    public static func completed<T>(_ time: TestTime, _ type: T.Type = T.self) -> Recorded<Event<T>>
+    where Value == Event<T> {
         Recorded(time: time, value: .completed)
     }
 
-    /// An `error` event at `time`.
-    public static func error<T>(_ time: TestTime, _ error: Swift.Error) -> Recorded<Event<T>>
-    where Value == Event<T> {
+    /// An `error` event at `time`; `type` names the element type where the context does not
+    /// (`.error(300, error, Int.self)`), as in RxTest.
+    public static func error<T>(_ time: TestTime, _ error: Swift.Error, _ type: T.Type = T.self)
+        -> Recorded<Event<T>> where Value == Event<T>
+    {
         Recorded(time: time, value: .error(error))
     }
 

@@ -5,7 +5,8 @@ extension ObservableType {
     /// Completes when every source has completed, or when a source emits while every other
     /// source has completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once. An empty
-    /// collection completes as soon as it is subscribed.
+    /// collection emits `resultSelector([])` and completes as soon as it is subscribed (as
+    /// RxSwift 6 does; a throwing `resultSelector` fails it instead).
     ///
     /// - Parameters:
     ///   - collection: The sources, subscribed in order.
@@ -17,7 +18,12 @@ extension ObservableType {
         let sources = collection.map { $0.asObservable() }
         return Observable<Element>.make { observer in
             guard !sources.isEmpty else {
-                observer.on(.completed)
+                do {
+                    observer.on(.next(try resultSelector([])))
+                    observer.on(.completed)
+                } catch {
+                    observer.on(.error(error))
+                }
                 return Disposables.create()
             }
             let sink = CombineLatestSink<[Collection.Element.Element?], Element>(

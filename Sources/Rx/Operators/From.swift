@@ -35,6 +35,20 @@ extension ObservableType {
         sequence(UncheckedSendable(optional.map { [$0] } ?? []), scheduler: scheduler)
     }
 
+    /// The element if there is one, then `completed`: RxSwift's spelling, during
+    /// subscription.
+    @inlinable
+    public static func from(optional: Element?) -> Observable<Element> {
+        from(optional, scheduler: CurrentThreadScheduler.instance)
+    }
+
+    /// The element if there is one, then `completed`, on `scheduler`: RxSwift's spelling
+    /// (the element in one scheduled step, `completed` in the next).
+    @inlinable
+    public static func from(optional: Element?, scheduler: ImmediateSchedulerType) -> Observable<Element> {
+        from(optional, scheduler: scheduler)
+    }
+
     // The sequence is values the caller handed over; it is iterated by one subscription at
     // a time on one thread, hence the unchecked box.
     @inlinable

@@ -5,14 +5,18 @@ extension ObservableType {
         JustProducer(element)
     }
 
-    /// A sequence of one element, then `completed`, delivered on `scheduler`.
+    /// A sequence of one element, then `completed`, delivered on `scheduler`: the element
+    /// in one scheduled action and `completed` in the next, as RxSwift does (on a
+    /// `TestScheduler` subscribed at 200: `next` at 201, `completed` at 202).
     public static func just(_ element: Element, scheduler: ImmediateSchedulerType) -> Observable<Element> {
         let box = UncheckedSendable(element)
         return Observable<Element>.make { observer in
             scheduler.schedule(()) { _ in
                 observer.on(.next(box.value))
-                observer.on(.completed)
-                return Disposables.create()
+                return scheduler.schedule(()) { _ in
+                    observer.on(.completed)
+                    return Disposables.create()
+                }
             }
         }
     }

@@ -150,9 +150,26 @@ final class CombineLatestTests: RxTestCase {
         XCTAssertEqual(xs.subscriptions, [Subscription(200, 200)])
     }
 
-    func testCombineLatestCollection_emptyCollectionCompletesAtOnce() {
+    func testCombineLatestCollection_emptyCollection_emitsTheSelectorOfNothing_thenCompletes() {
         let scheduler = TestScheduler(initialClock: 0)
         let res = scheduler.start { Observable.combineLatest([Observable<Int>]()).map { $0.count } }
+        // As RxSwift 6: `next(resultSelector([]))`, then `completed`, at subscription.
+        XCTAssertEqual(res.events, [.next(200, 0), .completed(200)])
+    }
+
+    func testCombineLatestCollection_emptyCollection_withAThrowingSelector_fails() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let res = scheduler.start {
+            Observable.combineLatest([Observable<Int>]()) { (_: [Int]) -> Int in throw testError }
+        }
+        XCTAssertEqual(res.events, [.error(200, testError)])
+    }
+
+    func testZipCollection_emptyCollection_completesAtOnce_asRxSwiftDoes() {
+        // RxSwift's `Observable.zip` of an empty collection only completes (its traits'
+        // `zip` emits `resultSelector([])`: see `PrimitiveSequenceZipTests`).
+        let scheduler = TestScheduler(initialClock: 0)
+        let res = scheduler.start { Observable.zip([Observable<Int>]()).map { $0.count } }
         XCTAssertEqual(res.events, [.completed(200)])
     }
 

@@ -28,7 +28,7 @@ final class InfallibleTests: RxTestCase {
         XCTAssertEqual(traitsEvents { Infallible.just(1) }, [.next(200, 1), .completed(200)])
         let scheduler = TestScheduler(initialClock: 0)
         XCTAssertEqual(
-            scheduler.start { Infallible.just(1, scheduler: scheduler) }.events, [.next(201, 1), .completed(201)])
+            scheduler.start { Infallible.just(1, scheduler: scheduler) }.events, [.next(201, 1), .completed(202)])
         XCTAssertEqual(traitsEvents { Infallible<Int>.empty() }, [.completed(200)])
         XCTAssertEqual(traitsEvents { Infallible<Int>.never() }, [])
         XCTAssertEqual(

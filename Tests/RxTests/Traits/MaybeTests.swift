@@ -75,7 +75,7 @@ final class MaybeTests: RxTestCase {
         XCTAssertEqual(traitsEvents { Maybe.just(1) }, [.next(200, 1), .completed(200)])
         let scheduler = TestScheduler(initialClock: 0)
         XCTAssertEqual(
-            scheduler.start { Maybe.just(1, scheduler: scheduler) }.events, [.next(201, 1), .completed(201)])
+            scheduler.start { Maybe.just(1, scheduler: scheduler) }.events, [.next(201, 1), .completed(202)])
         XCTAssertEqual(traitsEvents { Maybe<Int>.empty() }, [.completed(200)])
         XCTAssertEqual(traitsEvents { Maybe<Int>.error(testError) }, [.error(200, testError)])
         XCTAssertEqual(traitsEvents { Maybe<Int>.never() }, [])
