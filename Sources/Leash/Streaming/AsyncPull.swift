@@ -39,8 +39,8 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`; `source` is only read.
     private let source: Observable<Element>
     private let lock = Lock()
+    /// At most `AsyncPull.limit` (and a few more while subscribing): `removeFirst` is cheap.
     private var waiting: [Element] = []
-    private var first = 0
     private var end: Swift.Error??
     private var consumer: CheckedContinuation<Element?, Swift.Error>?
     private var subscription: Disposable?
@@ -70,13 +70,8 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, Swift.Error>) in
                 let answer = lock.withLock { () -> Answer in
-                    if first < waiting.count {
-                        let element = waiting[first]
-                        first += 1
-                        if first == waiting.count {
-                            waiting.removeAll(keepingCapacity: true)
-                            first = 0
-                        }
+                    if !waiting.isEmpty {
+                        let element = waiting.removeFirst()
                         let wakes = producerWaits
                         producerWaits = false
                         return .element(element, wakesProducer: wakes)
@@ -109,7 +104,6 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
             if isCancelled { return (nil, nil, false) }
             isCancelled = true
             waiting.removeAll()
-            first = 0
             defer {
                 consumer = nil
                 subscription = nil
@@ -151,7 +145,7 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
                     return (consumer, false)
                 }
                 waiting.append(element)
-                let full = waiting.count - first >= AsyncPull.limit && !isSubscribing
+                let full = waiting.count >= AsyncPull.limit && !isSubscribing
                 if full { producerWaits = true }
                 return (nil, full)
             }

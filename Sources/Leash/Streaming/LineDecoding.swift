@@ -77,12 +77,9 @@ final class LineDecoding<Line>: @unchecked Sendable {
 
 /// How `LineDecoding` decodes a line as `Line`.
 enum LineDecoders {
-    /// Decodes JSON lines with `decoder` (blank ones skipped), or `String` lines as UTF-8
-    /// text (every one).
+    /// Decodes JSON lines with `decoder`, blank ones skipped. (Text lines take `text`,
+    /// through `Client.linesExecution`'s path without generics.)
     static func decoding<Line: Decodable>(_ type: Line.Type, with decoder: JSONDecoder) -> LineDecoding<Line>.Decode {
-        if Line.self == String.self {
-            return { line, number in try text(line, number) as? Line }
-        }
         return { line, number in
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }
             do {

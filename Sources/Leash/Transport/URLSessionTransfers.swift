@@ -279,9 +279,7 @@ private final class TransferTask: @unchecked Sendable {
             streams = destination == .stream && TransferBodyPlan.streamsBody(status: http.statusCode)
             expectedBytes = length >= 0 ? length : nil
         }
-        // A stream's head must come before its chunks even if the task finishes before the
-        // delivery queue gets to it (its end is queued behind).
-        hand([.next(.response(http))], whileRunning: !streams)
+        hand([.next(.response(http))], when: streams ? .unlessCancelled : .whileRunning)
     }
 
     func received(_ data: Data) {
@@ -407,7 +405,7 @@ private final class TransferTask: @unchecked Sendable {
     private func report(_ progress: TransportEvent) {
         switch hops.offer(progress) {
         case .now:
-            hand([.next(progress)], whileRunning: true)
+            hand([.next(progress)], when: .whileRunning)
         case .later(let due):
             deliveryQueue.asyncAfter(deadline: due) { [self] in
                 guard let latest = hops.takeLatest(), state.isRunning else { return }
@@ -430,13 +428,26 @@ private final class TransferTask: @unchecked Sendable {
         if let overflow = backlog.add(count) { fail(LeashError.streamOverflow(bufferedBytes: overflow)) }
     }
 
-    /// Hands `events` to the delivery queue; progress and the head only while the task
-    /// runs (after a dispose or the end they no longer matter).
-    private func hand(_ events: [Event<TransportEvent>], whileRunning: Bool = false) {
+    /// When a handed event still goes out.
+    private enum Handing {
+        /// Always (a failure, the end).
+        case always
+        /// While the task runs: progress and a transfer's head no longer matter after a
+        /// dispose or the end.
+        case whileRunning
+        /// Unless the task was cancelled: a stream's head must come before its chunks
+        /// even if the task finished before the delivery queue got to it.
+        case unlessCancelled
+    }
+
+    /// Hands `events` to the delivery queue, to go out as `when` says.
+    private func hand(_ events: [Event<TransportEvent>], when: Handing = .always) {
         let carried = Carried(events)
         deliveryQueue.async { [self] in
-            if whileRunning ? !state.isRunning : state.isCancelled && !carried.value.contains(where: \.isStopEvent) {
-                return
+            switch when {
+            case .always: break
+            case .whileRunning: if !state.isRunning { return }
+            case .unlessCancelled: if state.isCancelled { return }
             }
             for event in carried.value { observer.on(event) }
         }
