@@ -3,10 +3,12 @@ import Foundation
 /// What `URLSessionTransport` does when a stream's subscriber (`client.rx.stream`,
 /// `lines`, `serverSentEvents`) takes its chunks more slowly than they arrive.
 ///
-/// Chunks wait for the subscriber up to `bufferLimit` bytes. Beyond that URLSession's
-/// queue waits for the subscriber, which stops reading from the socket: TCP tells the
-/// server to wait, nothing is lost, and memory stays flat however long the stream runs. A
-/// subscriber merely slower than the network is held to its own pace this way.
+/// Chunks wait for the subscriber up to `bufferLimit` bytes. Beyond that the connection
+/// is held back: on Linux URLSession's queue waits for the subscriber, which stops
+/// libcurl reading from the socket; on Apple platforms the task is suspended until the
+/// subscriber is down to half the limit. TCP tells the server to wait, nothing is lost,
+/// and memory stays flat however long the stream runs. A subscriber merely slower than the
+/// network is held to its own pace this way.
 ///
 /// Each stream has a session of its own, and on Apple platforms that keeps the wait to
 /// that stream. On Linux, URLSession runs the work of all its sessions on one queue:
@@ -35,10 +37,6 @@ public struct SlowSubscriberPolicy: Sendable, Equatable {
     /// On Linux, holds back for at most half a second without progress (the longest every
     /// other request of the process then waits), then ends the stream; elsewhere `holdBack`.
     public static var platformDefault: SlowSubscriberPolicy {
-        #if canImport(FoundationNetworking)
-            return SlowSubscriberPolicy(longestHold: 0.5)
-        #else
-            return .holdBack
-        #endif
+        URLSessionPlatform.current.sharesOneWorkQueue ? SlowSubscriberPolicy(longestHold: 0.5) : .holdBack
     }
 }

@@ -48,6 +48,18 @@ final class TaskState: Disposable, @unchecked Sendable {
         return ended
     }
 
+    /// Suspends the running task (asynchronously, in order with `resume` and cancel).
+    func suspend() {
+        guard let running = lock.withLock({ isDone ? nil : task }) else { return }
+        cancelQueue.async { running.suspend() }
+    }
+
+    /// Resumes the task `suspend` suspended, unless it ended meanwhile.
+    func resume() {
+        guard let running = lock.withLock({ isDone ? nil : task }) else { return }
+        cancelQueue.async { running.resume() }
+    }
+
     /// Starts `task` unless the request was already cancelled; returns whether it started.
     @discardableResult
     func start(_ task: URLSessionTask) -> Bool {

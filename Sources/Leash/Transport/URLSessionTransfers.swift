@@ -56,7 +56,7 @@ final class TransferSession: @unchecked Sendable {
                         reason: "the upload's file does not exist or cannot be read", url: url, underlying: nil))
                 return Disposables.create()
             }
-            #if canImport(FoundationNetworking)
+            if URLSessionPlatform.current.streamsUploadFiles {
                 // Not `uploadTask(with:fromFile:)`: on Linux its file source pauses the
                 // transfer until a read completes and then resumes it with a forced `try`,
                 // which crashes the process when the server dropped the connection
@@ -80,9 +80,9 @@ final class TransferSession: @unchecked Sendable {
                 }
                 urlRequest.httpBodyStream = stream
                 task = session.dataTask(with: urlRequest)
-            #else
+            } else {
                 task = session.uploadTask(with: urlRequest, fromFile: url)
-            #endif
+            }
         }
         let state = TaskState(cancelQueue: cancelQueue)
         let output = TransferOutput(observer)
@@ -238,7 +238,12 @@ private final class TransferTask: @unchecked Sendable {
         session: TransferSession?, slowSubscribers: SlowSubscriberPolicy
     ) {
         self.session = session
-        streamBacklog = destination == .stream ? StreamBacklog(slowSubscribers) : nil
+        streamBacklog =
+            destination == .stream
+            ? StreamBacklog(
+                slowSubscribers,
+                holding: URLSessionPlatform.current.sharesOneWorkQueue ? .byWaiting : .bySuspending(state))
+            : nil
         self.destination = destination
         self.reportsProgress = reportsProgress
         self.requestedOffset = requestedOffset
@@ -246,6 +251,9 @@ private final class TransferTask: @unchecked Sendable {
         self.state = state
         self.deliveryQueue = deliveryQueue
         self.observer = observer
+        streamBacklog?.whenSuspendedTooLong { [weak self] bufferedBytes in
+            self?.overflowWhileSuspended(bufferedBytes)
+        }
     }
 
     // MARK: On URLSession's queue
@@ -428,6 +436,12 @@ private final class TransferTask: @unchecked Sendable {
         if let overflow = backlog.add(count) { fail(LeashError.streamOverflow(bufferedBytes: overflow)) }
     }
 
+    /// Ends a suspended stream whose subscriber took nothing for the longest hold (from
+    /// `StreamBacklog`'s timer, while URLSession calls no delegate method of the task).
+    private func overflowWhileSuspended(_ bufferedBytes: Int) {
+        if state.abort() { hand([.error(LeashError.streamOverflow(bufferedBytes: bufferedBytes))]) }
+    }
+
     /// When a handed event still goes out.
     private enum Handing {
         /// Always (a failure, the end).
@@ -515,70 +529,5 @@ private final class ProgressHops: @unchecked Sendable {
             defer { latest = nil }
             return latest
         }
-    }
-}
-
-/// The bytes of a stream handed to its delivery queue and not yet taken by the
-/// subscriber. Beyond the policy's limit URLSession's queue waits in `add` (which holds the
-/// connection back: TCP flow control reaches the server), until the subscriber takes
-/// enough, the stream is closed, or it took nothing for the policy's longest hold (then
-/// `add` reports the overflow, and the stream fails). See `SlowSubscriberPolicy`.
-///
-/// The wait is on the stream's own session's queue, which Leash never waits for (its
-/// cancel is issued from another queue), so it cannot deadlock Leash.
-final class StreamBacklog: @unchecked Sendable {
-    // @unchecked: all state is behind `condition`.
-    private let policy: SlowSubscriberPolicy
-    private let condition = NSCondition()
-    private var waiting = 0
-    /// Chunks the subscriber took: a hold lasts while this does not move.
-    private var deliveries = 0
-    private var isOpen = true
-
-    init(_ policy: SlowSubscriberPolicy) {
-        self.policy = policy
-    }
-
-    /// Counts `count` more bytes waiting; beyond the limit, waits (see above). Returns
-    /// the bytes waiting if the subscriber took nothing for the longest hold (the stream
-    /// must end), else nil.
-    func add(_ count: Int) -> Int? {
-        condition.lock()
-        defer { condition.unlock() }
-        waiting += count
-        var seen = deliveries
-        var deadline = policy.longestHold.map { Date(timeIntervalSinceNow: $0) }
-        while waiting > policy.bufferLimit && isOpen {
-            guard let until = deadline else {
-                condition.wait()
-                continue
-            }
-            if condition.wait(until: until) || deliveries != seen {
-                // Progress: the hold starts over.
-                seen = deliveries
-                deadline = policy.longestHold.map { Date(timeIntervalSinceNow: $0) }
-            } else {
-                isOpen = false
-                return waiting
-            }
-        }
-        return nil
-    }
-
-    /// The subscriber took `count` bytes.
-    func delivered(_ count: Int) {
-        condition.lock()
-        defer { condition.unlock() }
-        waiting -= count
-        deliveries &+= 1
-        if waiting <= policy.bufferLimit { condition.broadcast() }
-    }
-
-    /// The stream ended or was disposed: nothing waits any more.
-    func close() {
-        condition.lock()
-        defer { condition.unlock() }
-        isOpen = false
-        condition.broadcast()
     }
 }

@@ -55,16 +55,17 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
 
     private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
 
-    #if canImport(FoundationNetworking)
-        /// Serial queues, one per core (at least two), taking requests in turn. Not one
-        /// concurrent queue: serial queues run on libdispatch's overcommitting threads,
-        /// which start at once, where a concurrent queue's work waits for a pool thread
-        /// (about 5% of a request's time, one at a time).
-        private let deliveryQueues = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map {
+    /// Where answers are handed to where URLSession shares one work queue (Linux; empty
+    /// elsewhere): serial queues, one per core (at least two), taking requests in turn. Not
+    /// one concurrent queue: serial queues run on libdispatch's overcommitting threads,
+    /// which start at once, where a concurrent queue's work waits for a pool thread (about
+    /// 5% of a request's time, one at a time).
+    private let deliveryQueues: [DispatchQueue] =
+        URLSessionPlatform.current.sharesOneWorkQueue
+        ? (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map {
             DispatchQueue(label: "leash.urlsession.delivery.\($0)")
-        }
-        private let nextDeliveryQueue = AtomicInt(0)
-    #endif
+        } : []
+    private let deliveryQueueTurn = AtomicInt(0)
 
     /// What a stream does when its subscriber falls behind.
     public let slowSubscribers: SlowSubscriberPolicy
@@ -105,10 +106,12 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
 
     /// The session's delegate queue (see the type's documentation).
     private static func makeDelegateQueue() -> OperationQueue {
+        let delegateQueue: OperationQueue
         #if canImport(FoundationNetworking)
-            let delegateQueue: OperationQueue = InPlaceOperationQueue()
+            // Compiled on Linux only: it overrides FoundationNetworking's `addOperation`.
+            delegateQueue = URLSessionPlatform.current.sharesOneWorkQueue ? InPlaceOperationQueue() : OperationQueue()
         #else
-            let delegateQueue = OperationQueue()
+            delegateQueue = OperationQueue()
         #endif
         delegateQueue.name = "leash.urlsession.delegate"
         delegateQueue.maxConcurrentOperationCount = 1
@@ -139,19 +142,21 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         }
     }
 
-    /// The queue one transfer's events are handed to.
+    /// The queue one transfer's events are handed to: off URLSession's work queue.
     private func nextDeliveryQueueForTransfer() -> DispatchQueue {
-        #if canImport(FoundationNetworking)
-            deliveryQueues[(nextDeliveryQueue.add(1) & Int.max) % deliveryQueues.count]
-        #else
-            transferDeliveryQueue
-        #endif
+        nextDeliveryQueue() ?? transferDeliveryQueue
     }
 
-    #if !canImport(FoundationNetworking)
-        /// Where transfers' events go on Apple platforms: off the session's delegate queue.
-        private let transferDeliveryQueue = DispatchQueue(label: "leash.urlsession.transfers")
-    #endif
+    /// The next of `deliveryQueues`, or `nil` where there are none (URLSession's delegate
+    /// queue delivers).
+    private func nextDeliveryQueue() -> DispatchQueue? {
+        guard !deliveryQueues.isEmpty else { return nil }
+        return deliveryQueues[(deliveryQueueTurn.add(1) & Int.max) % deliveryQueues.count]
+    }
+
+    /// Where transfers' events go where URLSession's delegate queue delivers (Apple
+    /// platforms): off that queue, which runs every transfer's delegate calls.
+    private let transferDeliveryQueue = DispatchQueue(label: "leash.urlsession.transfers")
 
     /// Sends `request` with a data task; disposing cancels the task.
     public func send(_ request: URLRequest) -> Observable<TransportResponse> {
@@ -166,9 +171,7 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         _ request: URLRequest, handoff: ResponseHandoff?, observer: Observer
     ) -> Disposable where Observer.Element == TransportResponse {
         let task = TaskState(cancelQueue: cancelQueue)
-        #if canImport(FoundationNetworking)
-            let deliveryQueue = deliveryQueues[(nextDeliveryQueue.add(1) & Int.max) % deliveryQueues.count]
-        #endif
+        let deliveryQueue = nextDeliveryQueue()
         // Reported from one thread, once: the observer is handed over, not shared.
         let observer = Carried(observer)
         let dataTask = session.dataTask(with: request) { data, response, error in
@@ -179,14 +182,12 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
             let deliver: @Sendable () -> Void = { answer.report(to: observer.value) }
             if let handoff {
                 handoff.hand(deliver)
+            } else if let deliveryQueue {
+                // Off URLSession's work queue, where the completion block runs.
+                deliveryQueue.async(execute: deliver)
             } else {
-                #if canImport(FoundationNetworking)
-                    // Off URLSession's work queue, where the completion block runs.
-                    deliveryQueue.async(execute: deliver)
-                #else
-                    // Already on the session's delegate queue.
-                    deliver()
-                #endif
+                // Already on the session's delegate queue.
+                deliver()
             }
         }
         task.start(dataTask)

@@ -1,4 +1,4 @@
-#if canImport(Synchronization) && !canImport(Darwin)
+#if canImport(Synchronization) && !canImport(Darwin) && !LEASH_APPLE_BRANCHES
     public import Synchronization
 
     /// A lock-free integer for hot-path flags (disposed, stopped) on platforms where
@@ -37,7 +37,8 @@
 #else
     /// A thread-safe integer for flags. On Apple platforms `Synchronization.Atomic`
     /// requires macOS 15 / iOS 18, above our deployment targets, so this falls back to the
-    /// package's mutex.
+    /// package's mutex. (A Linux build with `-DLEASH_APPLE_BRANCHES` uses it too, so that
+    /// CI runs it.)
     @usableFromInline
     package struct AtomicInt: ~Copyable, Sendable {
         @usableFromInline let state: LockedState<Int>

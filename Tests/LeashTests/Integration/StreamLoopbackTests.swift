@@ -161,12 +161,16 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         return (written, steadyReads == 3)
     }
 
-    /// Linux's default (`SlowSubscriberPolicy.platformDefault`): a subscriber stuck in a
-    /// chunk holds the connection back for half a second at most, then its stream ends
-    /// (the connection closes) and it gets `streamOverflow` once it goes on; a request
-    /// made meanwhile waits no longer than that hold.
+    /// Linux's default (`SlowSubscriberPolicy.platformDefault` there, set here so that a
+    /// build taking Apple platforms' branches tests it too): a subscriber stuck in a chunk
+    /// holds the connection back for half a second at most, then its stream ends (the
+    /// connection closes) and it gets `streamOverflow` once it goes on; a request made
+    /// meanwhile waits no longer than that hold.
     func testStream_aStuckSubscriber_endsItsStreamAfterTheLongestHold_andOtherRequestsGoOn() throws {
-        let client = try makeClient()
+        try skipIfSuspendingHoldsBack()
+        let client = try makeClient {
+            $0.transport(URLSessionTransport(slowSubscribers: SlowSubscriberPolicy(longestHold: 0.5)))
+        }
         let subscriber = StuckSubscriber()
         let subscription = subscriber.subscribe(client)
         defer { subscription.dispose() }
@@ -201,6 +205,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     /// (On Linux this also holds up every other URLSession request of the process, which
     /// is why it is not the default there.)
     func testStream_holdingBack_aBlockedSubscriber_holdsTheServerBack() throws {
+        try skipIfSuspendingHoldsBack()
         let client = try makeClient {
             $0.transport(URLSessionTransport(slowSubscribers: .holdBack))
         }
@@ -378,4 +383,16 @@ private final class PipelineLikeLog: @unchecked Sendable {
     func append(_ entry: String) { lock.withLock { entries.append(entry) } }
     var all: [String] { lock.withLock { entries } }
     var count: Int { lock.withLock { entries.count } }
+}
+
+extension StreamLoopbackTests {
+    /// Apple platforms hold a stream back by suspending its task, which FoundationNetworking
+    /// cannot do to a running transfer (measured: 111 MB still arrived): a Linux build
+    /// taking Apple's branches (`-DLEASH_APPLE_BRANCHES`) skips the tests that count bytes
+    /// against a server. `StreamBacklogTests` covers that branch's logic.
+    fileprivate func skipIfSuspendingHoldsBack() throws {
+        #if LEASH_APPLE_BRANCHES
+            throw XCTSkip("FoundationNetworking's suspend() does not pause a running transfer")
+        #endif
+    }
 }

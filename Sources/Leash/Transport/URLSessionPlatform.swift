@@ -1,0 +1,32 @@
+/// What URLSession needs from Leash's transport on the platform it runs on (see
+/// LINUX-URLSESSION.md in the design notes).
+///
+/// The transport branches on these values rather than on `#if`, so that the code written
+/// for each platform compiles on every platform. Building with the compile condition
+/// `LEASH_APPLE_BRANCHES` (`swift build -Xswiftc -DLEASH_APPLE_BRANCHES`) makes a Linux
+/// build take Apple platforms' branches: that is how CI runs them, since nothing here can
+/// build for an Apple platform.
+struct URLSessionPlatform: Sendable {
+    /// Whether URLSession runs every session's completion handlers and delegate calls on
+    /// one work queue of the process (FoundationNetworking). The transport then runs them
+    /// in place there and hands each answer to delivery queues of its own, and a stream's
+    /// slow subscriber may hold that queue only briefly. Elsewhere each session's serial
+    /// delegate queue delivers.
+    let sharesOneWorkQueue: Bool
+
+    /// Whether an upload's file is sent as a body stream rather than with
+    /// `uploadTask(with:fromFile:)`. On Linux the latter crashes the process when the
+    /// server drops the connection mid-upload (a forced `try` in FoundationNetworking), so
+    /// Linux streams the file even in a build that takes Apple platforms' branches.
+    let streamsUploadFiles: Bool
+
+    /// The platform this build runs on.
+    #if canImport(FoundationNetworking) && !LEASH_APPLE_BRANCHES
+        static let current = URLSessionPlatform(sharesOneWorkQueue: true, streamsUploadFiles: true)
+    #elseif canImport(FoundationNetworking)
+        // Apple platforms' branches, run on Linux: all but the file upload (see above).
+        static let current = URLSessionPlatform(sharesOneWorkQueue: false, streamsUploadFiles: true)
+    #else
+        static let current = URLSessionPlatform(sharesOneWorkQueue: false, streamsUploadFiles: false)
+    #endif
+}
