@@ -45,7 +45,7 @@ final class StreamBacklogTests: XCTestCase {
         let backlog = StreamBacklog(
             SlowSubscriberPolicy(bufferLimit: 10, longestHold: 0.05), holding: .bySuspending(task))
         let overflow = expectation(description: "overflow")
-        let reported = LockedBox<Int?>(nil)
+        let reported = PipelineBox<Int?>(nil)
         backlog.whenSuspendedTooLong { bytes in
             reported.value = bytes
             overflow.fulfill()
@@ -89,17 +89,5 @@ final class StreamBacklogTests: XCTestCase {
         let backlog = StreamBacklog(SlowSubscriberPolicy(bufferLimit: 10, longestHold: 0.05), holding: .byWaiting)
         XCTAssertNil(backlog.add(10))
         XCTAssertEqual(backlog.add(5), 15, "URLSession's queue waited the longest hold, then the stream ends")
-    }
-}
-
-/// A value shared with a callback on another thread.
-private final class LockedBox<Value>: @unchecked Sendable {
-    // @unchecked: all access is behind `lock`.
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    var value: Value {
-        get { lock.withLock { stored } }
-        set { lock.withLock { stored = newValue } }
     }
 }
