@@ -21,9 +21,33 @@ extension PrimitiveSequenceType where Trait == SingleTrait {
         }
     }
 
-    /// A single whose subscription runs `work` in a new task; cancelling the subscription
-    /// cancels the task. (RxSwift's name for this bridge; there is no `async` overload of
-    /// `create`.)
+    /// A single whose subscription runs `work` in a new task and succeeds with what it
+    /// returns or fails with what it throws; disposing the subscription cancels the task.
+    ///
+    /// ```swift
+    /// let avatar = Single<Data>.create { try await imageLoader.load(url) }
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - detached: Whether the task is detached (inheriting neither the priority nor
+    ///     the task-local values of the subscribing context).
+    ///   - priority: The task's priority.
+    ///   - work: The asynchronous work; it should return or throw soon once its task is
+    ///     cancelled.
+    @_disfavoredOverload
+    public static func create(
+        detached: Bool = false,
+        priority: TaskPriority? = nil,
+        work: @escaping @Sendable () async throws -> Element
+    ) -> Single<Element> {
+        Single(
+            raw: Observable<Element>.asyncCreate(detached: detached, priority: priority) { observer in
+                observer(try await work())
+            })
+    }
+
+    /// A single whose subscription runs `work` in a new task; disposing the subscription
+    /// cancels the task. The same as `create(work:)`.
     ///
     /// ```swift
     /// let avatar = Single<Data>.from { try await imageLoader.load(url) }

@@ -56,10 +56,13 @@ extension Infallible {
     }
 
     /// A sequence made anew by `observableFactory` for each subscription.
-    public static func deferred(_ observableFactory: @escaping @Sendable () -> Infallible<Element>)
+    ///
+    /// As in RxSwift, `observableFactory` may throw: its error would end the sequence with
+    /// that error, breaking the guarantee.
+    public static func deferred(_ observableFactory: @escaping @Sendable () throws -> Infallible<Element>)
         -> Infallible<Element>
     {
-        Infallible(Observable<Element>.deferred { observableFactory().source })
+        Infallible(Observable<Element>.deferred { try observableFactory().source })
     }
 
     /// The given elements, then completion.

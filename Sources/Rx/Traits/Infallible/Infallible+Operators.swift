@@ -47,6 +47,18 @@ extension InfallibleType {
                 return sink
             })
     }
+
+    /// The elements of the sequence that `selector` made from an element that arrived
+    /// while no inner sequence was running; elements that arrive while one runs are
+    /// dropped. Completes once this sequence and the running inner one have completed.
+    ///
+    /// As in RxSwift, `selector` may return any observable: an error from it would break
+    /// the guarantee, so it should return sequences that cannot fail.
+    public func flatMapFirst<Source: ObservableConvertibleType>(_ selector: @escaping @Sendable (Element) -> Source)
+        -> Infallible<Source.Element>
+    {
+        Infallible(asObservable().flatMapFirst(selector))
+    }
 }
 
 extension Observable {
