@@ -18,7 +18,11 @@ let package = Package(
     ],
     targets: [
         .target(name: "Rx"),
-        .target(name: "RxTesting", dependencies: ["Rx"]),
+        // RxTest and RxBlocking for tests: RxTestingCore re-exported, plus XCTest assertions.
+        .target(name: "RxTesting", dependencies: ["Rx", "RxTestingCore"]),
+        // The test scheduler and blocking reads without XCTest, which an executable must not
+        // link (on macOS it fails to load); the tour uses these.
+        .target(name: "RxTestingCore", dependencies: ["Rx"]),
         .target(name: "Leash", dependencies: ["Rx"]),
         .target(name: "RxLeash", dependencies: ["Leash", "Rx"]),
         .target(name: "LeashInterceptors", dependencies: ["Leash", "Rx", "LeashDigest"]),
@@ -29,7 +33,7 @@ let package = Package(
         .executableTarget(
             name: "leash-tour",
             dependencies: [
-                "LeashExamples", "Leash", "RxLeash", "LeashInterceptors", "Rx", "RxTesting", "LoopbackServer",
+                "LeashExamples", "Leash", "RxLeash", "LeashInterceptors", "Rx", "RxTestingCore", "LoopbackServer",
                 "LeashDigest",
             ],
             path: "Playgrounds/LeashTour"),

@@ -1,7 +1,7 @@
 import Foundation
 import LeashExamples
 import RxLeash
-import RxTesting
+import RxTestingCore
 
 extension Tour {
     /// `client.rx`: every execution as an Observable.

@@ -1,7 +1,7 @@
 import Foundation
 import LoopbackServer
 import RxLeash
-import RxTesting
+import RxTestingCore
 
 extension Tour {
     /// Streams: a live Server-Sent Events feed followed across a reconnection, and an NDJSON

@@ -2,7 +2,7 @@ import Foundation
 import LeashDigest
 import LoopbackServer
 import RxLeash
-import RxTesting
+import RxTestingCore
 
 extension Tour {
     /// Uploads and downloads: a multipart form with a file, sent with progress, and a file

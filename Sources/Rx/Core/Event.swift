@@ -1,3 +1,5 @@
+import Foundation
+
 /// A sequence event: an element, or one of the two terminal events.
 ///
 /// Every sequence follows the grammar `next* (error | completed)?`: any number of
@@ -63,9 +65,11 @@ extension Event {
 }
 
 extension Event: Equatable where Element: Equatable {
-    /// Events are equal when they are the same case with equal elements; two errors are
-    /// equal when they have the same type and the same description (errors are not
-    /// `Equatable` in general, and this is what tests need to compare).
+    /// Events are equal when they are the same case with equal elements. Two errors are
+    /// equal when their `NSError` forms have the same domain and code and the errors have
+    /// the same description, as in RxTest: errors are not `Equatable` in general, and this
+    /// is what tests need to compare. A Swift error's domain is its qualified type name, so
+    /// errors of different types differ.
     public static func == (lhs: Event<Element>, rhs: Event<Element>) -> Bool {
         switch (lhs, rhs) {
         case (.next(let l), .next(let r)): return l == r
@@ -76,9 +80,19 @@ extension Event: Equatable where Element: Equatable {
     }
 }
 
-/// Errors compare equal when they have the same dynamic type and description.
-func errorsAreEqual(_ lhs: Swift.Error, _ rhs: Swift.Error) -> Bool {
-    type(of: lhs) == type(of: rhs) && String(describing: lhs) == String(describing: rhs)
+/// Whether two errors count as equal in event comparisons: the same `NSError` domain and
+/// code, and the same description.
+///
+/// This is RxTest's rule on Apple platforms. A Swift error's domain is its qualified type
+/// name, so errors of different types differ, while a Foundation error compares equal to
+/// the `NSError` it bridges to (`URLError(.timedOut)` and the `NSError` a session
+/// reports). RxTest on Linux compares descriptions only; one rule everywhere keeps a test
+/// from passing on one platform and failing on another.
+package func errorsAreEqual(_ lhs: Swift.Error, _ rhs: Swift.Error) -> Bool {
+    let left = lhs as NSError
+    let right = rhs as NSError
+    return left.domain == right.domain && left.code == right.code
+        && String(describing: lhs) == String(describing: rhs)
 }
 
 /// Something that can be turned into an `Event`, so that operators such as

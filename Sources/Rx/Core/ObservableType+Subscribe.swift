@@ -4,7 +4,8 @@ extension ObservableType {
     /// The handlers are not `@Sendable`: they run on whichever thread the sequence
     /// delivers on (see `observe(on:)`), one event at a time. A terminal event disposes
     /// the subscription; `onDisposed` runs once, after `onError`/`onCompleted` or on
-    /// `dispose()`. An error with no `onError` goes to `Hooks.defaultErrorHandler`.
+    /// `dispose()`. An error with no `onError` goes to `Hooks.defaultErrorHandler`, with the
+    /// call stack of this `subscribe` if `Hooks.recordCallStackOnError` is on.
     ///
     /// - Returns: A disposable that cancels the subscription.
     @inlinable
@@ -15,7 +16,8 @@ extension ObservableType {
         onDisposed: (() -> Void)? = nil
     ) -> Disposable {
         let sink = SubscribeSink<Element>(
-            onNext: onNext, onError: onError, onCompleted: onCompleted, onDisposed: onDisposed)
+            onNext: onNext, onError: Hooks.subscriptionErrorHandler(onError), onCompleted: onCompleted,
+            onDisposed: onDisposed)
         let source = asObservable()
         let observer = AnyObserver<Element> { sink.on($0) }
         if CurrentThreadScheduler.isScheduleRequired {

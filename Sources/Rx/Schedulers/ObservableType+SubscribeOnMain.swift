@@ -29,8 +29,13 @@ extension ObservableType {
         onCompleted: (@MainActor () -> Void)? = nil,
         onDisposed: (@MainActor () -> Void)? = nil
     ) -> Disposable {
+        // As `subscribe` does: without an error handler, the call stack of this subscription
+        // goes to `Hooks.defaultErrorHandler` when `Hooks.recordCallStackOnError` is on.
+        let callStack =
+            onError == nil && Hooks.recordCallStackOnError ? Hooks.customCaptureSubscriptionCallstack() : []
         let sink = MainActorSubscribeSink<Element>(
-            onNext: onNext, onError: onError, onCompleted: onCompleted, onDisposed: onDisposed)
+            onNext: onNext, onError: onError, onCompleted: onCompleted, onDisposed: onDisposed,
+            subscriptionCallStack: callStack)
         sink.attach(asObservable().subscribe(AnyObserver { sink.on($0) }))
         return sink
     }
@@ -45,15 +50,19 @@ final class MainActorSubscribeSink<Element>: SubscriptionCore, @unchecked Sendab
     private let onError: (@MainActor (Swift.Error) -> Void)?
     private let onCompleted: (@MainActor () -> Void)?
     private let onDisposed: (@MainActor () -> Void)?
+    /// For `Hooks.defaultErrorHandler` when there is no `onError`.
+    private let subscriptionCallStack: [String]
 
     init(
         onNext: (@MainActor (Element) -> Void)?, onError: (@MainActor (Swift.Error) -> Void)?,
-        onCompleted: (@MainActor () -> Void)?, onDisposed: (@MainActor () -> Void)?
+        onCompleted: (@MainActor () -> Void)?, onDisposed: (@MainActor () -> Void)?,
+        subscriptionCallStack: [String]
     ) {
         self.onNext = onNext
         self.onError = onError
         self.onCompleted = onCompleted
         self.onDisposed = onDisposed
+        self.subscriptionCallStack = subscriptionCallStack
         super.init()
     }
 
@@ -81,7 +90,7 @@ final class MainActorSubscribeSink<Element>: SubscriptionCore, @unchecked Sendab
             if let onError {
                 MainActor.assumeIsolated { onError(error) }
             } else {
-                Hooks.defaultErrorHandler([], error)
+                Hooks.defaultErrorHandler(subscriptionCallStack, error)
             }
             finishDisposal(previousState: previous)
         case .completed:

@@ -19,6 +19,18 @@ public enum CompletableEvent: Sendable {
     case completed
 }
 
+extension CompletableEvent: Equatable {
+    /// Outcomes are equal when both completed, or both failed with errors that are equal as
+    /// in `Event`'s `==` (same `NSError` domain and code, same description).
+    public static func == (lhs: CompletableEvent, rhs: CompletableEvent) -> Bool {
+        switch (lhs, rhs) {
+        case (.completed, .completed): return true
+        case (.error(let l), .error(let r)): return errorsAreEqual(l, r)
+        default: return false
+        }
+    }
+}
+
 extension PrimitiveSequenceType where Trait == CompletableTrait, Element == Swift.Never {
     /// The function through which `Completable.create` reports the outcome. Only the first
     /// call counts; it may come from any thread.
@@ -60,7 +72,8 @@ extension PrimitiveSequenceType where Trait == CompletableTrait, Element == Swif
         onDisposed: (() -> Void)? = nil
     ) -> Disposable {
         let sink = TraitSubscribeSink<Never>(
-            onSuccess: nil, onFailure: onError, onCompleted: onCompleted, onDisposed: onDisposed,
+            onSuccess: nil, onFailure: Hooks.subscriptionErrorHandler(onError), onCompleted: onCompleted,
+            onDisposed: onDisposed,
             requiresElement: false)
         return primitiveSequence.source.traitSubscribe(sink, observer: AnyObserver { sink.on($0) })
     }

@@ -22,6 +22,19 @@ public enum MaybeEvent<Element> {
 
 extension MaybeEvent: Sendable where Element: Sendable {}
 
+extension MaybeEvent: Equatable where Element: Equatable {
+    /// Outcomes are equal when they are the same case with equal elements; two errors are
+    /// equal as in `Event`'s `==` (same `NSError` domain and code, same description).
+    public static func == (lhs: MaybeEvent<Element>, rhs: MaybeEvent<Element>) -> Bool {
+        switch (lhs, rhs) {
+        case (.success(let l), .success(let r)): return l == r
+        case (.completed, .completed): return true
+        case (.error(let l), .error(let r)): return errorsAreEqual(l, r)
+        default: return false
+        }
+    }
+}
+
 extension PrimitiveSequenceType where Trait == MaybeTrait {
     /// The function through which `Maybe.create` reports the outcome. Only the first call
     /// counts; it may come from any thread.
@@ -72,7 +85,8 @@ extension PrimitiveSequenceType where Trait == MaybeTrait {
         onDisposed: (() -> Void)? = nil
     ) -> Disposable {
         let sink = TraitSubscribeSink<Element>(
-            onSuccess: onSuccess, onFailure: onError, onCompleted: onCompleted, onDisposed: onDisposed,
+            onSuccess: onSuccess, onFailure: Hooks.subscriptionErrorHandler(onError), onCompleted: onCompleted,
+            onDisposed: onDisposed,
             requiresElement: false)
         return primitiveSequence.source.traitSubscribe(sink, observer: AnyObserver { sink.on($0) })
     }

@@ -69,7 +69,8 @@ extension PrimitiveSequenceType where Trait == SingleTrait {
         onDisposed: (() -> Void)? = nil
     ) -> Disposable {
         let sink = TraitSubscribeSink<Element>(
-            onSuccess: onSuccess, onFailure: onFailure, onCompleted: nil, onDisposed: onDisposed,
+            onSuccess: onSuccess, onFailure: Hooks.subscriptionErrorHandler(onFailure), onCompleted: nil,
+            onDisposed: onDisposed,
             requiresElement: true)
         return primitiveSequence.source.traitSubscribe(sink, observer: AnyObserver { sink.on($0) })
     }

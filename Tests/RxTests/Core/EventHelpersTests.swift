@@ -1,3 +1,4 @@
+import Foundation
 import Rx
 import RxTesting
 import XCTest
@@ -59,13 +60,29 @@ final class EventHelpersTests: RxTestCase {
         XCTAssertNotEqual(Event<Int>.completed, .error(testError))
     }
 
-    func testEquality_errorsEqualByTypeAndDescription() {
+    func testEquality_errorsEqualByDomainCodeAndDescription() {
         XCTAssertEqual(Event<Int>.error(TestError(1)), .error(TestError(1)))
         XCTAssertNotEqual(Event<Int>.error(TestError(1)), .error(TestError(2)))
-        // Same description, different type: not equal.
+        // Same description, different type (so different domain): not equal.
         XCTAssertNotEqual(Event<Int>.error(TestError(1)), .error(DescribedError(description: "TestError(1)")))
         XCTAssertEqual(Event<Int>.error(RxError.timeout), .error(RxError.timeout))
         XCTAssertNotEqual(Event<Int>.error(RxError.timeout), .error(RxError.noElements))
+    }
+
+    func testEquality_errorsWithTheSameDescriptionButAnotherCodeDiffer() {
+        // Both cases describe themselves alike; only their codes tell them apart, as in RxTest.
+        XCTAssertEqual("\(AlikeError.first)", "\(AlikeError.second)")
+        XCTAssertNotEqual(Event<Int>.error(AlikeError.first), .error(AlikeError.second))
+        XCTAssertEqual(Event<Int>.error(AlikeError.second), .error(AlikeError.second))
+    }
+
+    func testEquality_foundationErrorEqualsTheNSErrorItBridgesTo() {
+        // What a session reports is an `NSError`; a test expects the `URLError`.
+        let reported: Error = NSError(domain: NSURLErrorDomain, code: URLError.timedOut.rawValue)
+        XCTAssertEqual(Event<Int>.error(reported), .error(URLError(.timedOut)))
+        XCTAssertNotEqual(Event<Int>.error(reported), .error(URLError(.cancelled)))
+        XCTAssertNotEqual(
+            Event<Int>.error(NSError(domain: "other", code: URLError.timedOut.rawValue)), .error(URLError(.timedOut)))
     }
 
     func testDebugDescription_namesCaseAndPayload() {
@@ -92,4 +109,10 @@ final class EventHelpersTests: RxTestCase {
 
 private struct DescribedError: Error, CustomStringConvertible {
     let description: String
+}
+
+/// Two errors that describe themselves alike and differ only in their codes.
+private enum AlikeError: Error, CustomStringConvertible {
+    case first, second
+    var description: String { "alike" }
 }

@@ -90,4 +90,77 @@ final class DebugTests: RxTestCase {
         _ = Observable.of(1, 2).debug("numbers", trimOutput: true).subscribe { events.append($0) }
         XCTAssertEqual(events, [.next(1), .next(2), .completed])
     }
+
+    // MARK: traits
+
+    func testDebug_singleLogsItsEventsAndStaysASingle() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([.next(210, 1), .completed(250)])
+        let log = ErrorsLocked<[String]>([])
+        let res = scheduler.start {
+            // The annotation checks that the result is still a `Single`.
+            let logged: Single<Int> = xs.asSingle().debug(identifier: "s", trimOutput: false) { log.append($0) }
+            return logged
+        }
+        XCTAssertEqual(res.events, [.next(250, 1), .completed(250)])
+        XCTAssertEqual(
+            contents(log.value),
+            ["s -> subscribed", "s -> Event next(1)", "s -> Event completed", "s -> isDisposed"])
+    }
+
+    func testDebug_maybeLogsErrorAndStaysAMaybe() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([.error(210, testError)] as [Recorded<Event<Int>>])
+        let log = ErrorsLocked<[String]>([])
+        let res = scheduler.start {
+            let logged: Maybe<Int> = xs.asMaybe().debug(identifier: "m", trimOutput: false) { log.append($0) }
+            return logged
+        }
+        XCTAssertEqual(res.events, [.error(210, testError)])
+        XCTAssertEqual(
+            contents(log.value), ["m -> subscribed", "m -> Event error(TestError(1))", "m -> isDisposed"])
+    }
+
+    func testDebug_completableLogsDisposalAndStaysACompletable() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([.completed(2000)] as [Recorded<Event<Int>>])
+        let log = ErrorsLocked<[String]>([])
+        let res = scheduler.start(disposed: 300) {
+            let logged: Completable = xs.asCompletable().debug(identifier: "c", trimOutput: false) {
+                log.append($0)
+            }
+            return logged
+        }
+        XCTAssertEqual(res.events, [])
+        XCTAssertEqual(xs.subscriptions, [Subscription(200, 300)])
+        XCTAssertEqual(contents(log.value), ["c -> subscribed", "c -> isDisposed"])
+    }
+
+    func testDebug_infallibleLogsEventsAndStaysAnInfallible() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([.next(210, 1), .error(220, testError)])
+        let log = ErrorsLocked<[String]>([])
+        let res = scheduler.start {
+            let logged: Infallible<Int> = xs.asInfallible(onErrorJustReturn: 0)
+                .debug(identifier: "i", trimOutput: true) { log.append($0) }
+            return logged
+        }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(220, 0), .completed(220)])
+        XCTAssertEqual(
+            contents(log.value),
+            ["i -> subscribed", "i -> Event next(1)", "i -> Event next(0)", "i -> Event completed", "i -> isDisposed"])
+    }
+
+    func testDebug_publicTraitOverloadsPassOutcomesThroughAsTheSameTrait() {
+        var outcomes: [String] = []
+        let single: Single<Int> = Single.just(1).debug("single")
+        _ = single.subscribe(onSuccess: { outcomes.append("success(\($0))") })
+        let maybe: Maybe<Int> = Maybe.empty().debug("maybe", trimOutput: true)
+        _ = maybe.subscribe(onCompleted: { outcomes.append("completed") })
+        let completable: Completable = Completable.error(testError).debug()
+        _ = completable.subscribe(onError: { outcomes.append("error(\($0))") })
+        let infallible: Infallible<Int> = Infallible.just(2).debug("infallible")
+        _ = infallible.subscribe(onNext: { outcomes.append("next(\($0))") })
+        XCTAssertEqual(outcomes, ["success(1)", "completed", "error(TestError(1))", "next(2)"])
+    }
 }

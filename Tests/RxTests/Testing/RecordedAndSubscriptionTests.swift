@@ -50,7 +50,7 @@ final class RecordedAndSubscriptionTests: RxTestCase {
     }
 
     func testSubscriptionDebugDescription_showsInfinityWhenOpen() {
-        XCTAssertEqual(Subscription(200, 300).debugDescription, "(200, 300)")
-        XCTAssertEqual(Subscription(200).debugDescription, "(200, Infinity)")
+        XCTAssertEqual(Subscription(200, 300).debugDescription, "(200 : 300)")
+        XCTAssertEqual(Subscription(200).debugDescription, "(200 : Infinity)")
     }
 }

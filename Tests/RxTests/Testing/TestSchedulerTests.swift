@@ -180,7 +180,7 @@ final class TestSchedulerTests: RxTestCase {
         XCTAssertEqual(xs.subscriptions, [Subscription(200, 300)])
     }
 
-    func testStart_recordsErrorsComparedByTypeAndDescription() {
+    func testStart_recordsErrorsComparedByDomainCodeAndDescription() {
         let scheduler = TestScheduler(initialClock: 0)
         let xs = scheduler.createHotObservable([.next(210, 1), .error(220, TestError(7))])
         let res = scheduler.start { xs }

@@ -17,9 +17,10 @@ public struct Subscription: Equatable, Hashable, Sendable, CustomDebugStringConv
         self.unsubscribe = unsubscribe
     }
 
-    /// `(subscribe, unsubscribe)`, with `Infinity` for an open subscription.
+    /// `(subscribe : unsubscribe)`, with `Infinity` for an open subscription: RxTest's
+    /// format, so that failure messages read as they did there.
     public var debugDescription: String {
         let end = unsubscribe == Int.max ? "Infinity" : String(unsubscribe)
-        return "(\(subscribe), \(end))"
+        return "(\(subscribe) : \(end))"
     }
 }

@@ -1,3 +1,5 @@
+import Rx
+
 /// A value recorded at a virtual time: what a test observer saw, or what a test
 /// observable will emit.
 public struct Recorded<Value>: CustomDebugStringConvertible {
