@@ -4,6 +4,9 @@
 /// extension Reactive where Base: Client { func execute(…) -> Observable<…> }
 /// client.rx.execute(…)
 /// ```
+///
+/// On a class, `.rx` also reaches every writable property as a `Binder`
+/// (`titles.bind(to: model.rx.title)`).
 @dynamicMemberLookup
 public struct Reactive<Base> {
     /// The extended value.
@@ -14,10 +17,13 @@ public struct Reactive<Base> {
         self.base = base
     }
 
-    /// Reads properties of the base through `.rx`.
-    public subscript<Property>(dynamicMember keyPath: ReferenceWritableKeyPath<Base, Property>) -> Property
+    /// A binder that writes each element to the property at `keyPath` of the base, on
+    /// the main thread (`MainScheduler.instance`), as RxSwift's `.rx` does:
+    /// `titles.bind(to: model.rx.title)`. It holds the base weakly. To read a property,
+    /// use the base itself (`model.title`); `.rx` only writes.
+    public subscript<Property>(dynamicMember keyPath: ReferenceWritableKeyPath<Base, Property>) -> Binder<Property>
     where Base: AnyObject {
-        base[keyPath: keyPath]
+        Binder(base) { base, value in base[keyPath: keyPath] = value }
     }
 }
 

@@ -17,18 +17,28 @@ public enum Resources {
     public static var total: Int32 { Int32(truncatingIfNeeded: resourceCount.load()) }
 
     /// Counts a new resource. Custom operators may use this to take part in leak checks.
+    ///
+    /// - Returns: The new count, as RxSwift does (0 in release builds, which do not count).
     @inlinable
-    public static func incrementTotal() {
+    @discardableResult
+    public static func incrementTotal() -> Int32 {
         #if TRACE_RESOURCES
-            _ = resourceCount.add(1)
+            return Int32(truncatingIfNeeded: resourceCount.add(1))
+        #else
+            return 0
         #endif
     }
 
     /// Counts a freed resource.
+    ///
+    /// - Returns: The new count (0 in release builds, which do not count).
     @inlinable
-    public static func decrementTotal() {
+    @discardableResult
+    public static func decrementTotal() -> Int32 {
         #if TRACE_RESOURCES
-            _ = resourceCount.add(-1)
+            return Int32(truncatingIfNeeded: resourceCount.add(-1))
+        #else
+            return 0
         #endif
     }
 }

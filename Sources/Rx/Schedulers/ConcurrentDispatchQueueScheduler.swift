@@ -7,6 +7,11 @@ import Foundation
 /// work (`observe(on:)` included) should prefer `SerialDispatchQueueScheduler`. A periodic
 /// action never overlaps itself.
 public final class ConcurrentDispatchQueueScheduler: SchedulerType, Sendable {
+
+    /// A time interval in seconds, as in RxSwift; this package's schedulers take `RxTimeInterval`.
+    public typealias TimeInterval = Foundation.TimeInterval
+    /// An absolute time.
+    public typealias Time = Date
     /// The current time.
     public var now: RxTime { Date() }
 

@@ -12,6 +12,9 @@ struct PriorityQueue<Element> {
 
     func peek() -> Element? { elements.first }
 
+    /// Every element, highest priority first (for descriptions; sorts a copy).
+    var sortedElements: [Element] { elements.sorted(by: hasHigherPriority) }
+
     mutating func enqueue(_ element: Element) {
         elements.append(element)
         var child = elements.count - 1

@@ -18,6 +18,11 @@ import Foundation
 public class SerialDispatchQueueScheduler: SchedulerType, @unchecked Sendable {
     // Sendable: immutable (a queue and a leeway); `MainScheduler` adds only an atomic.
 
+    /// A time interval in seconds, as in RxSwift; this package's schedulers take `RxTimeInterval`.
+    public typealias TimeInterval = Foundation.TimeInterval
+    /// An absolute time.
+    public typealias Time = Date
+
     /// The current time.
     public var now: RxTime { Date() }
 

@@ -153,6 +153,17 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: SchedulerT
     }
 }
 
+extension VirtualTimeScheduler: CustomDebugStringConvertible {
+    /// The clock and the due times of the work still waiting, in the order it will run,
+    /// for debugging: `clock: 200, scheduled: [210, 220]`.
+    public var debugDescription: String {
+        core.withLock { core in
+            let pending = core.queue.sortedElements.filter { !$0.isDisposed }.map { "\($0.time)" }
+            return "clock: \(core.clock), scheduled: [\(pending.joined(separator: ", "))]"
+        }
+    }
+}
+
 /// Work held by a virtual time scheduler; disposing it before it runs cancels it.
 final class VirtualSchedulerItem<Time: Sendable>: RxResource, Cancelable, @unchecked Sendable {
     // Sendable: `time` and `id` are immutable; the action slot is behind its lock.

@@ -13,6 +13,10 @@ public final class AsyncSubject<Element>: Observable<Element>, SubjectType, Obse
     @unchecked Sendable
 {
     // Sendable: all mutable state is in `state`, behind the lock.
+
+    /// The observer side of this subject: the subject itself (`asObserver()` returns it).
+    public typealias SubjectObserverType = AsyncSubject<Element>
+
     @usableFromInline
     struct State {
         @usableFromInline var observers = CatchUpObservers<Element>()

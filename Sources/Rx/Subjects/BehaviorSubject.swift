@@ -15,6 +15,10 @@ public final class BehaviorSubject<Element>: Observable<Element>, SubjectType, O
     @unchecked Sendable
 {
     // Sendable: all mutable state is in `state`, behind the lock.
+
+    /// The observer side of this subject: the subject itself (`asObserver()` returns it).
+    public typealias SubjectObserverType = BehaviorSubject<Element>
+
     @usableFromInline
     struct State {
         @usableFromInline var value: Element

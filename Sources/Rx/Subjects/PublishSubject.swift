@@ -7,6 +7,10 @@ public final class PublishSubject<Element>: Observable<Element>, SubjectType, Ob
     @unchecked Sendable
 {
     // Sendable: all mutable state is in `state`, behind the lock.
+
+    /// The observer side of this subject: the subject itself (`asObserver()` returns it).
+    public typealias SubjectObserverType = PublishSubject<Element>
+
     @usableFromInline
     struct State {
         @usableFromInline var observers = ObserverBag<Element>()

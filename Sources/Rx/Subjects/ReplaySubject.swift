@@ -14,6 +14,10 @@ public final class ReplaySubject<Element>: Observable<Element>, SubjectType, Obs
     @unchecked Sendable
 {
     // Sendable: all mutable state is in `state`, behind the lock.
+
+    /// The observer side of this subject: the subject itself (`asObserver()` returns it).
+    public typealias SubjectObserverType = ReplaySubject<Element>
+
     @usableFromInline
     struct State {
         @usableFromInline var buffer: ReplaySubjectBuffer<Element>

@@ -1,3 +1,4 @@
+import Foundation
 import Rx
 import RxTesting
 import XCTest
@@ -22,10 +23,47 @@ final class ReactiveCompatibleTests: RxTestCase {
         XCTAssertEqual(Counter.rx.name, "Counter")
     }
 
-    func testDynamicMemberLookup_readsClassProperties() {
+    func testDynamicMemberLookup_isABinderThatWritesTheProperty() {
+        XCTAssertTrue(Thread.isMainThread)
+        // `MainScheduler.instance` binds at once only when none of its work is queued.
+        drainMainQueue()
         let model = Model()
-        model.title = "hello"
-        XCTAssertEqual(model.rx.title, "hello")
+        let title: Binder<String> = model.rx.title
+        title.onNext("hello")
+        XCTAssertEqual(model.title, "hello")
+        XCTAssertEqual(model.titleSetOnMainThread, [true])
+    }
+
+    func testDynamicMemberLookup_bindsElementsFromAnotherThreadOnTheMainThread() {
+        let model = Model()
+        let done = expectation(description: "last title bound")
+        model.onTitleSet = { title in if title == "c" { done.fulfill() } }
+        let background = SerialDispatchQueueScheduler(qos: .default)
+        let subscription = Observable.of("a", "b", "c").subscribe(on: background).bind(to: model.rx.title)
+        wait(for: [done], timeout: 5)
+        XCTAssertEqual(model.title, "c")
+        XCTAssertEqual(model.titleSetOnMainThread, [true, true, true])
+        subscription.dispose()
+    }
+
+    func testDynamicMemberLookup_doesNotRetainTheBase() {
+        var model: Model? = Model()
+        weak var weakModel: Model?
+        weakModel = model
+        let title = model!.rx.title
+        model = nil
+        XCTAssertNil(weakModel)
+        title.onNext("nobody is listening")
+        drainMainQueue()
+    }
+
+    func testNSObject_isReactiveCompatible() {
+        drainMainQueue()
+        let object = Labelled()
+        _ = Observable.just("bound").bind(to: object.rx.name)
+        XCTAssertEqual(object.name, "bound")
+        XCTAssertEqual(object.rx.base, object)
+        XCTAssertTrue(Labelled.rx == Reactive<Labelled>.self)
     }
 
     func testReactive_exposesObservablesFromExtensions() {
@@ -45,7 +83,19 @@ extension Reactive where Base == Counter {
 }
 
 private final class Model: ReactiveCompatible {
-    var title = ""
+    var title = "" {
+        didSet {
+            titleSetOnMainThread.append(Thread.isMainThread)
+            onTitleSet?(title)
+        }
+    }
+    var titleSetOnMainThread: [Bool] = []
+    var onTitleSet: ((String) -> Void)?
+}
+
+/// An `NSObject` subclass: `.rx` comes with `NSObject`, without a conformance of its own.
+private final class Labelled: NSObject {
+    var name = ""
 }
 
 extension Reactive where Base == Model {

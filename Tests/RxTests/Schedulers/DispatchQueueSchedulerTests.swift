@@ -231,6 +231,19 @@ final class DispatchQueueSchedulerTests: RxTestCase {
         wait(for: [later], timeout: 5)
         XCTAssertEqual(log.entries, [])
     }
+
+    func testTimeTypealiases_areFoundationTypes() {
+        let interval: SerialDispatchQueueScheduler.TimeInterval = 2.5
+        let time: ConcurrentDispatchQueueScheduler.Time = Date(timeIntervalSince1970: interval)
+        XCTAssertEqual(time.timeIntervalSince1970, 2.5)
+        XCTAssertTrue(SerialDispatchQueueScheduler.TimeInterval.self == Foundation.TimeInterval.self)
+        XCTAssertTrue(SerialDispatchQueueScheduler.Time.self == Date.self)
+        XCTAssertTrue(ConcurrentDispatchQueueScheduler.TimeInterval.self == Foundation.TimeInterval.self)
+        XCTAssertTrue(ConcurrentDispatchQueueScheduler.Time.self == Date.self)
+        // `MainScheduler` inherits them from `SerialDispatchQueueScheduler`, as in RxSwift.
+        XCTAssertTrue(MainScheduler.TimeInterval.self == Foundation.TimeInterval.self)
+        XCTAssertTrue(MainScheduler.Time.self == Date.self)
+    }
 }
 
 /// Schedules work from main-actor code: the action is `@Sendable`, so it is not inferred

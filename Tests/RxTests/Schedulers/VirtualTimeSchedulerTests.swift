@@ -260,6 +260,22 @@ final class VirtualTimeSchedulerTests: RxTestCase {
         // dispose runs first at tick 3 and cancels it.
         XCTAssertEqual(log.entries.map(\.1), [1, 2])
     }
+
+    func testDebugDescription_listsTheClockAndThePendingWorkInRunOrder() {
+        let scheduler = TestScheduler(initialClock: 0)
+        XCTAssertEqual(scheduler.debugDescription, "clock: 0, scheduled: []")
+        scheduler.scheduleAt(220) {}
+        scheduler.scheduleAt(210) {}
+        let cancelled = scheduler.scheduleRelativeVirtual((), dueTime: 215) { _ in Disposables.create() }
+        scheduler.scheduleAt(230) {}
+        cancelled.dispose()
+        // Disposed work is left out.
+        XCTAssertEqual(scheduler.debugDescription, "clock: 0, scheduled: [210, 220, 230]")
+        scheduler.advanceTo(215)
+        XCTAssertEqual(scheduler.debugDescription, "clock: 215, scheduled: [220, 230]")
+        scheduler.start()
+        XCTAssertEqual(scheduler.debugDescription, "clock: 230, scheduled: []")
+    }
 }
 
 /// Named times, recorded by scheduled actions.
