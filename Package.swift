@@ -45,7 +45,8 @@ let package = Package(
             path: "Tests/LeashTestSupport"),
         .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
         .testTarget(
-            name: "LeashTests", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport"]),
+            name: "LeashTests",
+            dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport", "LeashDigest"]),
         .testTarget(
             name: "RxLeashTests",
             dependencies: ["RxLeash", "Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport"]),

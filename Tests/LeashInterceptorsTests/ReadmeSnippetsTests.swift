@@ -118,6 +118,40 @@ struct RetryOnceOn503: OperatorInterceptor {
     }
 }
 
+// MARK: - README: changing the request
+
+struct RequestSigner: RequestAdapter {
+    let key: String
+
+    func adapt(_ request: URLRequest, for context: ExecutionContext) throws -> URLRequest {
+        var signed = request
+        signed.setValue(httpDate(), forHTTPHeaderField: "X-Date")
+        signed.setValue(signature(of: signed, key: key), forHTTPHeaderField: "X-Signature")
+        return signed
+    }
+}
+
+final class TracingClient: Client, @unchecked Sendable {
+    override func urlRequest(for endpoint: Endpoint) throws -> URLRequest {
+        var request = try super.urlRequest(for: endpoint)
+        request.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-ID")
+        return request
+    }
+}
+
+/// The app's clock and signature, which the README's signer assumes.
+private func httpDate() -> String { "Tue, 24 Nov 2026 19:00:00 GMT" }
+private func signature(of request: URLRequest, key: String) -> String {
+    "\(key):\(request.httpMethod ?? ""):\(request.url?.path ?? ""):\(request.value(forHTTPHeaderField: "X-Date") ?? "")"
+}
+
+/// `/echo`, which answers with the request as the server saw it.
+struct EchoRequest: TypedEndpoint {
+    typealias Response = LoopbackServer.EchoedRequest
+    var path: String { "/echo" }
+    var method: HTTPMethod { .get }
+}
+
 // MARK: - README: ready-made interceptors
 
 struct APIProblem: Decodable, Error {
@@ -375,6 +409,29 @@ final class ReadmeSnippetsTests: LoopbackIntegrationCase {
             XCTFail("a 503 is the app's Maintenance error")
         } catch is Maintenance {
         }
+    }
+
+    func testChangingTheRequest() async throws {
+        let apiKey = "k1"
+        // README: adapters
+        let signedManager = try Manager.Builder()
+            .url(baseURL)
+            .add(interceptor: RequestSigner(key: apiKey))
+            .adapt { request, context in
+                var request = request
+                request.setValue(String(context.attempt), forHTTPHeaderField: "X-Attempt")
+                return request
+            }
+            .build()
+        // README end
+        let signed = try await Client(manager: signedManager).execute(EchoRequest())
+        XCTAssertEqual(signed.headers["x-date"], "Tue, 24 Nov 2026 19:00:00 GMT")
+        XCTAssertEqual(signed.headers["x-signature"], "k1:GET:/echo:Tue, 24 Nov 2026 19:00:00 GMT")
+        XCTAssertEqual(signed.headers["x-attempt"], "1")
+
+        let traced = try await TracingClient(manager: signedManager).execute(EchoRequest())
+        XCTAssertEqual(traced.headers["x-request-id"]?.count, 36, "the override's header")
+        XCTAssertEqual(traced.headers["x-attempt"], "1", "and what the manager adds")
     }
 
     func testReadyMadeInterceptors() throws {

@@ -2,6 +2,10 @@ import Dispatch
 import Foundation
 import Rx
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 extension Manager {
     /// Builds a `Manager` step by step; `build()` checks the result.
     ///
@@ -93,6 +97,15 @@ extension Manager {
         public func add(interceptor: Interceptor) -> Self {
             interceptorList.append(interceptor)
             return self
+        }
+
+        /// Adds a request adapter, made of `adapt`, after the interceptors already added:
+        /// it changes each attempt's request before it is sent (see `RequestAdapter`).
+        @discardableResult
+        public func adapt(
+            _ adapt: @escaping @Sendable (_ request: URLRequest, _ context: ExecutionContext) throws -> URLRequest
+        ) -> Self {
+            add(interceptor: ClosureRequestAdapter(adapt))
         }
 
         /// Adds interceptors after those already added.

@@ -1,6 +1,10 @@
 import Foundation
 import Rx
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// What an interceptor uses to say how the execution goes on.
 ///
 /// Call exactly one of `proceed()`, `complete(…, finish: true)` or `retry()`; the first
@@ -24,6 +28,8 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     /// Which attempt this is: 1, then 2… after each `retry()`.
     public let attempt: Int
 
+    /// The attempt's context, where the chain was made for one (request adapters read it).
+    let context: ExecutionContext?
     /// The error this stage is handling, if any: kept as `lastError` when a retry is refused.
     private let cause: Swift.Error?
     /// 1 once decided (an atomic, not a lock: one allocation less per interceptor call).
@@ -32,8 +38,9 @@ public final class InterceptorChain<T>: @unchecked Sendable {
 
     init(
         client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, cause: Swift.Error?,
-        onDecision: @escaping @Sendable (InterceptorDecision<T>) -> Void
+        context: ExecutionContext? = nil, onDecision: @escaping @Sendable (InterceptorDecision<T>) -> Void
     ) {
+        self.context = context
         self.client = client
         self.endpoint = endpoint
         self.request = request
@@ -45,6 +52,18 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     /// Lets the next interceptor (or the next stage) run.
     public func proceed() {
         decide(.proceed)
+    }
+
+    /// At the execution stage, lets the next interceptor run with `request` in place of
+    /// this chain's: the later execution interceptors see it, the transport sends it, and
+    /// the interceptors of the later stages see it as the request. This is how a request
+    /// is adapted before it goes out (signed, given a header computed at send time, a
+    /// credential in its query): every attempt builds its request anew and runs the
+    /// execution interceptors again, so a retried request is adapted again.
+    ///
+    /// At the other stages the request was already sent: the same as `proceed()`.
+    public func proceed(with request: URLRequest) {
+        decide(.proceedWith(request))
     }
 
     /// Completes with `response`. With `finish: true` (the default) the interceptors of
@@ -99,6 +118,8 @@ public final class InterceptorChain<T>: @unchecked Sendable {
 /// What an interceptor decided.
 enum InterceptorDecision<T> {
     case proceed
+    /// `proceed(with:)`: a new request, at the execution stage.
+    case proceedWith(URLRequest)
     case interim(Response<T>)
     case complete(Response<T>)
     case retry
@@ -187,7 +208,7 @@ private final class StageRunner<T, Kind>: @unchecked Sendable {
             cause: interceptors.cause
         ) { [self] decision in
             switch decision {
-            case .proceed:
+            case .proceed, .proceedWith:
                 run(index: index + 1)
             case .interim(let response):
                 output.onNext(.interim(response))

@@ -142,7 +142,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         let context = step.context
         return InterceptorChain(
             client: context.client, endpoint: context.endpoint, request: context.request, attempt: context.attempt,
-            cause: cause, onDecision: onDecision)
+            cause: cause, context: context, onDecision: onDecision)
     }
 
     // MARK: Source stages
@@ -157,6 +157,11 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             chain: chain(step) { [self] decision in
                 switch decision {
                 case .proceed: runExecution(at: index + 1, urlRequest, step)
+                case .proceedWith(let adapted):
+                    // Later interceptors, the transport and the later stages see the
+                    // adapted request.
+                    let adaptedStep = Step(context: step.context.replacingRequest(adapted), generation: step.generation)
+                    runExecution(at: index + 1, adapted, adaptedStep)
                 case .interim(let response): enqueueOutcome(response.fromInterceptor(), step)
                 case .complete(let response): finishSource(with: response.fromInterceptor(), step)
                 case .retry: retry(RetrySignal(lastError: nil), step)
@@ -377,7 +382,8 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         interceptors.success[index].intercept(
             chain: chain(step) { [self] decision in
                 switch decision {
-                case .proceed: runSuccess(at: index + 1, response, urlRequest, step, streamHead: streamHead)
+                case .proceed, .proceedWith:
+                    runSuccess(at: index + 1, response, urlRequest, step, streamHead: streamHead)
                 case .interim(let result): enqueueOutcome(result.fromInterceptor(), step)
                 case .complete(let result): finishSource(with: result.fromInterceptor(), step)
                 case .retry: retry(RetrySignal(lastError: nil), step)
@@ -395,7 +401,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         interceptors.failure[index].intercept(
             chain: chain(step, cause: error) { [self] decision in
                 switch decision {
-                case .proceed: runFailure(at: index + 1, error, step)
+                case .proceed, .proceedWith: runFailure(at: index + 1, error, step)
                 case .interim(let result): enqueueOutcome(result.fromInterceptor(), step)
                 case .complete(let result): finishSource(with: result.fromInterceptor(), step)
                 case .retry: retry(RetrySignal(lastError: error), step)
@@ -445,7 +451,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         interceptors.completion[index].intercept(
             chain: chain(step, cause: cause) { [self] decision in
                 switch decision {
-                case .proceed: runCompletion(at: index + 1, response, step)
+                case .proceed, .proceedWith: runCompletion(at: index + 1, response, step)
                 case .interim(let result): output.onNext(result.fromInterceptor())
                 case .complete(let result): deliver(result.fromInterceptor(), step)
                 case .retry: retry(RetrySignal(lastError: cause), step)

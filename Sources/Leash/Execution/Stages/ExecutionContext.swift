@@ -1,6 +1,10 @@
 import Foundation
 import Rx
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// What an `OperatorInterceptor` knows about the execution it is part of.
 public final class ExecutionContext: @unchecked Sendable {
     // @unchecked: immutable; `endpoint` is the app's value, only read.
@@ -22,6 +26,13 @@ public final class ExecutionContext: @unchecked Sendable {
         self.request = request
         self.attempt = attempt
         self.marks = marks
+    }
+
+    /// This context with `request` as the attempt's request (an execution interceptor
+    /// adapted it: see `InterceptorChain.proceed(with:)`).
+    func replacingRequest(_ request: URLRequest) -> ExecutionContext {
+        ExecutionContext(
+            client: client, endpoint: endpoint, request: DataRequest(request), attempt: attempt, marks: marks)
     }
 
     /// Records `mark` for the whole execution: every later attempt sees it. For
