@@ -142,7 +142,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         let context = step.context
         return InterceptorChain(
             client: context.client, endpoint: context.endpoint, request: context.request, attempt: context.attempt,
-            cause: cause, onDecision: onDecision)
+            cause: cause, marks: context.marks, onDecision: onDecision)
     }
 
     // MARK: Source stages
