@@ -13,6 +13,7 @@ extension URLRequest {
     /// // curl -v -X GET \
     /// //   -H 'Accept: application/json' \
     /// //   -H 'Authorization: ***' \
+    /// //   -H 'User-Agent: Leash/1.0' \
     /// //   'https://api.example.com/v1/users'
     /// ```
     ///
