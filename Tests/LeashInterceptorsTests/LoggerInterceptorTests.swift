@@ -24,8 +24,8 @@ private struct Body: Encodable {
 final class LoggerInterceptorTests: CacheSpecStubTestCase {
     private let url = "\(cacheSpecBaseURL)/expenses/1"
 
-    func testSuccess_logsRequestThenCheckmarkAtDebugLevel() throws {
-        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON))
+    func testSuccess_logsRequestThenCheckmarkWithStatusAndDurationAtDebugLevel() throws {
+        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON, delay: .seconds(2)))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
@@ -36,31 +36,32 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
             logger.all,
             [
                 .init(level: .debug, message: "👉👉👉 GET \(url)"),
-                .init(level: .debug, message: "✔✔✔ GET \(url)"),
+                .init(level: .debug, message: "✔✔✔ GET \(url) → 200 in 2.00 s"),
             ])
     }
 
     func testTransportFailure_logsCrossThenTheErrorAtErrorLevel() throws {
-        transport.stub(path: "/v1/expenses/1", .error(.notConnectedToInternet))
+        transport.stub(path: "/v1/expenses/1", .error(.notConnectedToInternet, delay: .seconds(30)))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
         let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
         let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
-        XCTAssertEqual(logger.messages.prefix(2), ["👉👉👉 GET \(url)", "✖✖✖ GET \(url)"])
+        // No status: the request got no answer.
+        XCTAssertEqual(logger.messages.prefix(2), ["👉👉👉 GET \(url)", "✖✖✖ GET \(url) in 30.00 s"])
         XCTAssertEqual(logger.all.last, .init(level: .error, message: error.description))
         XCTAssertEqual(logger.all.count, 3)
     }
 
     func testStatusFailure_logsTheStatusErrorWithItsCode() throws {
-        transport.stub(path: "/v1/expenses/1", .text("nope", status: 404))
+        transport.stub(path: "/v1/expenses/1", .text("nope", status: 404, delay: .seconds(5)))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
         _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
-        XCTAssertEqual(logger.messages.dropLast(), ["👉👉👉 GET \(url)", "✖✖✖ GET \(url)"])
+        XCTAssertEqual(logger.messages.dropLast(), ["👉👉👉 GET \(url)", "✖✖✖ GET \(url) → 404 in 5.00 s"])
         XCTAssertEqual(logger.all.last?.level, .error)
         XCTAssertTrue(logger.all.last?.message.contains("404") == true, "\(logger.all)")
     }
@@ -78,8 +79,8 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         XCTAssertEqual(
             logger.messages,
             [
-                "👉👉👉 GET \(url)", "✔✔✔ GET \(url)",
-                "👉👉👉 GET \(url)", "✔✔✔ GET \(url) (cache)", "✔✔✔ GET \(url)",
+                "👉👉👉 GET \(url)", "✔✔✔ GET \(url) → 200 in 0 ms",
+                "👉👉👉 GET \(url)", "✔✔✔ GET \(url) (cache) in 0 ms", "✔✔✔ GET \(url) → 200 in 2.00 s",
             ])
     }
 
@@ -92,7 +93,10 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
 
         XCTAssertEqual(
             logger.messages,
-            ["👉👉👉 GET \(url)", "✔✔✔ GET \(url)", "👉👉👉 GET \(url) (attempt 2)", "✔✔✔ GET \(url)"])
+            [
+                "👉👉👉 GET \(url)", "✔✔✔ GET \(url) → 200 in 0 ms", "👉👉👉 GET \(url) (attempt 2)",
+                "✔✔✔ GET \(url) → 200 in 0 ms",
+            ])
     }
 
     func testRequestThatCannotBeBuilt_logsTheEndpointAndTheEncodingError() throws {
@@ -112,8 +116,10 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         XCTAssertTrue(transport.requests.isEmpty)
     }
 
-    func testLogLevels_areOrderedDebugBelowError() {
-        XCTAssertLessThan(LogLevel.debug, LogLevel.error)
+    func testLogLevels_areOrderedDebugInfoError() {
+        XCTAssertLessThan(LogLevel.debug, LogLevel.info)
+        XCTAssertLessThan(LogLevel.info, LogLevel.error)
+        XCTAssertEqual(LogLevel.info.description, "info")
         XCTAssertEqual(PrintLogger().minimumLevel, .debug)
         XCTAssertEqual(PrintLogger(minimumLevel: .error).minimumLevel, .error)
     }

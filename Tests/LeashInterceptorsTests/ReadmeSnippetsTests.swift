@@ -474,6 +474,45 @@ final class ReadmeSnippetsTests: LoopbackIntegrationCase {
         }
     }
 
+    func testLoggingVerbosityAndRedaction() throws {
+        // README: logging verbosity
+        let manager = try Manager.Builder()
+            .url(baseURL)
+            .add(interceptor: LoggerInterceptor(verbosity: .headers, redacting: HeaderRedaction(also: ["X-Api-Key"])))
+            .build()
+        // README end
+
+        let logger = try XCTUnwrap(manager.interceptors.first as? LoggerInterceptor)
+        XCTAssertEqual(logger.verbosity, .headers)
+        for secret in ["Authorization", "proxy-authorization", "Cookie", "Set-Cookie", "x-api-key"] {
+            XCTAssertTrue(logger.redaction.hides(secret), secret)
+        }
+        XCTAssertFalse(logger.redaction.hides("Accept"))
+    }
+
+    func testCURLDescription() throws {
+        let client = try makeClient {
+            $0.header("Accept", "application/json").authenticator(SpecAuthenticator(token: "t"))
+        }
+
+        // README: curl
+        let request = try client.urlRequest(for: APIEndpoint.readAllUsers)
+        print(request.cURLDescription)  // curl -v -X GET \ … 'https://api.example.com/v1/users'
+        // README end
+
+        XCTAssertEqual(
+            printed.all,
+            [
+                """
+                curl -v -X GET \\
+                  -H 'Accept: application/json' \\
+                  -H 'Authorization: ***' \\
+                  -H 'User-Agent: Leash/1.0' \\
+                  '\(baseURL)/users'
+                """
+            ])
+    }
+
     func testAsyncAwait() async throws {
         server.route("GET", "/users", response: LoopbackResponse.json([alice]).delayed(by: 5))
         let client = try makeClient()

@@ -32,6 +32,8 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     let context: ExecutionContext?
     /// The error this stage is handling, if any: kept as `lastError` when a retry is refused.
     private let cause: Swift.Error?
+    /// The marks of the execution (see `ExecutionContext.mark(_:)`), if it keeps any.
+    private var marks: ExecutionMarks? { context?.marks }
     /// 1 once decided (an atomic, not a lock: one allocation less per interceptor call).
     private let decided = AtomicInt(0)
     private let onDecision: @Sendable (InterceptorDecision<T>) -> Void
@@ -47,6 +49,14 @@ public final class InterceptorChain<T>: @unchecked Sendable {
         self.attempt = attempt
         self.cause = cause
         self.onDecision = onDecision
+    }
+
+    /// Whether an attempt of this execution recorded `mark` with
+    /// `ExecutionContext.mark(_:)` (an operator interceptor that acts once per execution,
+    /// such as the token refresher's retry). `false` when the manager has no operator
+    /// interceptors, since nothing can mark then.
+    public func isMarked(_ mark: String) -> Bool {
+        marks?.contains(mark) ?? false
     }
 
     /// Lets the next interceptor (or the next stage) run.
@@ -205,7 +215,7 @@ private final class StageRunner<T, Kind>: @unchecked Sendable {
         }
         let chain = InterceptorChain<T>(
             client: context.client, endpoint: context.endpoint, request: context.request, attempt: context.attempt,
-            cause: interceptors.cause
+            cause: interceptors.cause, context: context
         ) { [self] decision in
             switch decision {
             case .proceed, .proceedWith:

@@ -4,16 +4,19 @@ import Foundation
 public enum LogLevel: Int, Comparable, Sendable, CustomStringConvertible {
     /// Details for following what happens (each request and its outcome).
     case debug
+    /// Something worth noticing that is not a failure (a retry, a token refresh).
+    case info
     /// Something went wrong (an execution failed).
     case error
 
     /// Orders levels from the least to the most important.
     public static func < (lhs: LogLevel, rhs: LogLevel) -> Bool { lhs.rawValue < rhs.rawValue }
 
-    /// `"debug"` or `"error"`.
+    /// `"debug"`, `"info"` or `"error"`.
     public var description: String {
         switch self {
         case .debug: return "debug"
+        case .info: return "info"
         case .error: return "error"
         }
     }
@@ -42,6 +45,11 @@ extension Logger {
     /// Writes `message` at the debug level.
     public func logDebug(_ message: String) {
         log(message, level: .debug)
+    }
+
+    /// Writes `message` at the info level.
+    public func logInfo(_ message: String) {
+        log(message, level: .info)
     }
 
     /// Writes `message` at the error level.

@@ -29,7 +29,7 @@ import Rx
 ///   counts every retry of the execution, this interceptor's and others'): this
 ///   interceptor stops at whichever comes first, so the caller never gets
 ///   `retryLimitExceeded` from it, only the failure that ended the last attempt.
-public struct RetryInterceptor: OperatorInterceptor, Sendable {
+public struct RetryInterceptor: OperatorInterceptor, RetryForecasting, Sendable {
     /// What is retried, how often and after how long.
     public let policy: RetryPolicy
     /// Where the waits run; `nil` for the manager's scheduler.
@@ -65,6 +65,16 @@ public struct RetryInterceptor: OperatorInterceptor, Sendable {
             return Observable<Int>.timer(.milliseconds(milliseconds), scheduler: scheduler)
                 .flatMap { _ in context.retry(after: error) }
         }
+    }
+
+    /// A failure the policy retries (the test of `intercept(_:context:)`, without drawing a
+    /// jittered delay), so that a logger reports a retry rather than an error.
+    public func retryForecast(for response: Response<Data>, chain: InterceptorChain<Data>) -> String? {
+        guard case .failure(let error) = response, chain.attempt <= chain.client.manager.maximumRetryCount,
+            chain.attempt < policy.maximumAttempts, policy.retryableMethods.contains(chain.endpoint.method),
+            policy.isRetryable(error)
+        else { return nil }
+        return "retrying (attempt \(chain.attempt + 1) of \(policy.maximumAttempts))"
     }
 
     /// `seconds` as whole milliseconds for the timer (`nil` if it is not a number).

@@ -9,7 +9,7 @@ import Rx
 /// The operator interceptor a `TokenRefresher` installs on a manager: an outcome with an
 /// unauthorized status waits for the shared refresh, then retries the execution (the
 /// request is built anew, with the new credential), once per execution.
-struct RefreshOnUnauthorized: OperatorInterceptor {
+struct RefreshOnUnauthorized: OperatorInterceptor, RetryForecasting {
     /// The mark an execution gets when it retries for a refresh: a second 401 passes on.
     static let retriedMark = "leash.token-refresher.retried"
 
@@ -25,6 +25,15 @@ struct RefreshOnUnauthorized: OperatorInterceptor {
             let rejected = refresher.credential(sentWith: Self.sentRequest(of: response) ?? context.request.urlRequest)
             return refresher.refreshIfNeeded(rejected: rejected).andThen(context.retry(after: response.error))
         }
+    }
+
+    /// An unauthorized outcome of an execution not retried for a refresh yet (the same test
+    /// as `intercept(_:context:)`'s, without marking), so that a logger reports a refresh.
+    func retryForecast(for response: Response<Data>, chain: InterceptorChain<Data>) -> String? {
+        guard !refresher.excludes(chain.endpoint), refresher.isUnauthorized(response.statusCode),
+            !chain.isMarked(Self.retriedMark)
+        else { return nil }
+        return "refreshing the token and retrying"
     }
 
     /// The request that got `response`, as the pipeline recorded it.

@@ -17,8 +17,8 @@ public final class ExecutionContext: @unchecked Sendable {
     public let request: DataRequest
     /// Which attempt this is, from 1.
     public let attempt: Int
-    /// Shared by every attempt of the execution.
-    private let marks: ExecutionMarks?
+    /// Shared by every attempt of the execution (and handed to its interceptor chains).
+    let marks: ExecutionMarks?
 
     init(client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, marks: ExecutionMarks? = nil) {
         self.client = client
