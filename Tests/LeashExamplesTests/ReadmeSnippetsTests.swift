@@ -13,9 +13,8 @@ final class ReadmeViewModelSnippetTests: XCTestCase {
     func testSearchViewModel_inVirtualTime() throws {
         let baseline = Resources.total
         defer { assertResourcesReturn(to: baseline) }
-        let leanne = User(id: 1, name: "Leanne Graham", username: "Bret", email: "Sincere@april.biz")
-
         // README: view model
+        let leanne = User(id: 1, name: "Leanne Graham", username: "Bret", email: "Sincere@april.biz")
         let scheduler = TestScheduler(initialClock: 0, resolution: 0.001)  // one tick = 1 ms
         let stub = StubTransport(scheduler: scheduler)
             .stub(.get, path: "/users", .json(encoding: [leanne], delay: .milliseconds(120)))

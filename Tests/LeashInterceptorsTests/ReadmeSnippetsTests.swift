@@ -361,6 +361,32 @@ final class ReadmeSnippetsTests: LoopbackIntegrationCase {
         XCTAssertTrue(lines.last?.hasPrefix("not a User: ") == true, "\(lines)")
     }
 
+    func testErrorDetailsOnAnyError() async throws {
+        server.route("GET", "/users/401", response: .json(["error": "expired"], status: 401))
+        server.route("GET", "/users/500", response: .json(["error": "down"], status: 500))
+        server.route("GET", "/users/9", response: .json(["id": "nine"]))
+        let client = try makeClient()
+
+        for id in [401, 500, 9] {
+            // README: error details
+            do {
+                _ = try await client.execute(GetUser(id: id))
+            } catch {
+                // `error` is `any Error`; `leashError` is it as a LeashError, nil for your own.
+                if error.leashError?.isUnauthorized == true {
+                    print("sign in again")
+                } else if let status = error.leashError?.statusCode {
+                    print("the server answered \(status)")
+                } else if let cause = error.leashError?.underlyingError {
+                    print("because: \(type(of: cause))")
+                }
+            }
+            // README end
+        }
+
+        XCTAssertEqual(printed.all, ["sign in again", "the server answered 500", "because: DecodingError"])
+    }
+
     func testTokenRefresh() throws {
         let tokenRequests = SpecLocked(0)
         server.route("POST", "/token") { _ in
@@ -446,7 +472,7 @@ final class ReadmeSnippetsTests: LoopbackIntegrationCase {
             .add(interceptor: LoggerInterceptor())  // 👉👉👉 GET …, then ✔✔✔ or ✖✖✖ and the error
             .add(interceptor: BodyValidator<APIProblem>())  // a non-2xx body that decodes: that error
             .add(interceptor: UsersCache())
-            .add(interceptor: RetryInterceptor(policy: .default))  // 408, 429, 5xx, transient URLErrors
+            .add(interceptor: RetryInterceptor(policy: .default))  // 408, 429, 500, 502–504, transient URLErrors
             .build()
         let client = Client(manager: manager)
         // README end

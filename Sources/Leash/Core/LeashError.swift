@@ -19,7 +19,8 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
     case encoding(reason: String, underlying: Swift.Error?)
     /// The transport failed (no connection, DNS, TLS, connection lost…).
     case transport(URLError)
-    /// The execution was cancelled (disposed).
+    /// The execution was cancelled: disposed, its handle's `cancel()`, its task
+    /// cancelled, or `Manager.cancelAll()`.
     case cancelled
     /// No complete response arrived within `seconds`.
     case timeout(seconds: TimeInterval)
@@ -29,8 +30,6 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
     case decoding(type: String, underlying: Swift.Error, bodyExcerpt: String)
     /// The response could not be serialized by a custom serializer.
     case serialization(reason: String, underlying: Swift.Error?)
-    /// An interceptor ended the execution with this error.
-    case interceptor(Swift.Error)
     /// `retry()` was asked for more times than the execution allows.
     case retryLimitExceeded(attempts: Int, lastError: Swift.Error?)
     /// Refreshing the credential failed; `underlying` says why.
@@ -66,8 +65,6 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
                 "Could not decode \(type): \(LeashError.describeDecodingError(underlying)). Body begins: \(bodyExcerpt)"
         case .serialization(let reason, let underlying):
             return "Could not serialize the response: \(reason)" + (underlying.map { " (\($0))" } ?? "") + "."
-        case .interceptor(let error):
-            return "An interceptor failed the execution: \(error)."
         case .retryLimitExceeded(let attempts, let lastError):
             return "Gave up after \(attempts) attempts" + (lastError.map { "; last error: \($0)" } ?? "") + "."
         case .authenticationFailed(let underlying):
@@ -90,7 +87,6 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
         case .encoding(_, let underlying), .serialization(_, let underlying): return underlying
         case .transport(let error): return error
         case .decoding(_, let underlying, _): return underlying
-        case .interceptor(let error): return error
         case .retryLimitExceeded(_, let lastError): return lastError
         case .authenticationFailed(let underlying), .fileAccess(_, _, let underlying): return underlying
         default: return nil

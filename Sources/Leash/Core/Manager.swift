@@ -108,6 +108,29 @@ public final class Manager: @unchecked Sendable {
         }
     }
 
+    /// The executions in flight, for `cancelAll()`.
+    package let executions = ExecutionRegistry()
+
+    /// Cancels every execution in flight that a client of this manager started, in every
+    /// form: `client.rx` subscriptions, callbacks (`execute`, `upload`, `download`),
+    /// `await client.execute`, transfers and streams. On logout, say.
+    ///
+    /// Each ends with `LeashError.cancelled`, which its subscriber, callback or awaiting
+    /// task receives (unlike a dispose, after which nothing is delivered), and what it had
+    /// in flight is cancelled: the transport's request (the server sees the connection
+    /// close), a timer, a wait for a token refresh. Executions started after this call run
+    /// as usual.
+    ///
+    /// ```swift
+    /// func logOut() {
+    ///     tokens.token = nil
+    ///     manager.cancelAll()  // every request in flight fails with LeashError.cancelled
+    /// }
+    /// ```
+    public func cancelAll() {
+        executions.cancelAll()
+    }
+
     /// The default `scheduler`: `Rx`'s concurrent dispatch scheduler, whose timers free
     /// their action as soon as they are disposed (a minute-long timeout must not keep a
     /// finished execution alive for a minute).

@@ -17,7 +17,7 @@ import Rx
 /// accept (its interceptors, such as the token refresher, had their say), a response
 /// that is not `text/event-stream`, or a line longer than the limit: those end the
 /// stream.
-final class ServerSentEventSession: Disposable, @unchecked Sendable {
+final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sendable {
     // @unchecked: the mutable state is behind `lock`; a connection's parser is used by
     // that connection's events only, which come one at a time.
     private let client: Client
@@ -28,6 +28,9 @@ final class ServerSentEventSession: Disposable, @unchecked Sendable {
     private var lastEventID: String
     private var reconnectionTime: Int?
     private var isDisposed = false
+    /// Whether the session waits to reconnect: then no connection is in flight, and the
+    /// session itself is in the manager's registry, for `cancelAll()`.
+    private var isWaiting = false
     /// The connection in progress, or the wait before the next.
     private let connection = SerialDisposable()
 
@@ -40,8 +43,29 @@ final class ServerSentEventSession: Disposable, @unchecked Sendable {
     }
 
     func dispose() {
-        lock.withLock { isDisposed = true }
+        let wasWaiting = lock.withLock { () -> Bool in
+            isDisposed = true
+            defer { isWaiting = false }
+            return isWaiting
+        }
+        if wasWaiting { client.manager.executions.remove(self) }
         connection.dispose()
+    }
+
+    /// `cancelAll()` during the wait before a reconnection ends the stream with
+    /// `LeashError.cancelled` (a connection in flight is cancelled as any execution, and
+    /// its `LeashError.cancelled` ends the stream without reconnecting).
+    func cancelFromManager() {
+        let wasWaiting = lock.withLock { () -> Bool in
+            guard isWaiting, !isDisposed else { return false }
+            isWaiting = false
+            isDisposed = true
+            return true
+        }
+        guard wasWaiting else { return }
+        connection.dispose()
+        // No connection is in flight: nothing else calls the observer.
+        observer.onError(LeashError.cancelled)
     }
 
     /// Opens the next connection.
@@ -120,11 +144,24 @@ final class ServerSentEventSession: Disposable, @unchecked Sendable {
     /// Waits the reconnection time on the manager's scheduler (virtual under a
     /// `TestScheduler`), then connects again.
     private func reconnectLater() {
-        let milliseconds = lock.withLock { reconnectionTime } ?? Int(options.reconnectionDelay * 1000)
+        let (time, isOver) = lock.withLock { () -> (Int?, Bool) in
+            if !isDisposed { isWaiting = true }
+            return (reconnectionTime, isDisposed)
+        }
+        if isOver { return }
+        let milliseconds = time ?? Int(options.reconnectionDelay * 1000)
+        client.manager.executions.add(self)
         connection.disposable = client.manager.scheduler.scheduleRelative(
             (), dueTime: .milliseconds(max(0, milliseconds))
         ) { [self] _ in
-            connect()
+            let proceeds = lock.withLock { () -> Bool in
+                defer { isWaiting = false }
+                return isWaiting
+            }
+            if proceeds {
+                client.manager.executions.remove(self)
+                connect()
+            }
             return Disposables.create()
         }
     }

@@ -66,7 +66,6 @@ final class LeashErrorTests: XCTestCase {
             .encoding(reason: "r", underlying: cause),
             .serialization(reason: "r", underlying: cause),
             .decoding(type: "T", underlying: cause, bodyExcerpt: ""),
-            .interceptor(cause),
             .retryLimitExceeded(attempts: 4, lastError: cause),
             .authenticationFailed(underlying: cause),
         ]
@@ -76,6 +75,19 @@ final class LeashErrorTests: XCTestCase {
         XCTAssertEqual((LeashError.transport(URLError(.timedOut)).underlyingError as? URLError)?.code, .timedOut)
         XCTAssertNil(LeashError.cancelled.underlyingError)
         XCTAssertNil(LeashError.invalidURL(url: "u", reason: "r").underlyingError)
+    }
+
+    func testLeashError_onAnyError_isTheLeashErrorOrNil() {
+        let unauthorized: any Error = LeashError.unacceptableStatusCode(failure(401))
+        XCTAssertEqual(unauthorized.leashError?.statusCode, 401)
+        XCTAssertEqual(unauthorized.leashError?.isUnauthorized, true)
+        let transport: any Error = LeashError.transport(URLError(.timedOut))
+        XCTAssertEqual((transport.leashError?.underlyingError as? URLError)?.code, .timedOut)
+        let own: any Error = Cause()
+        XCTAssertNil(own.leashError)
+        // An app's error that merely wraps a LeashError is not one.
+        let wrapped: any Error = NSError(domain: "app", code: 1, userInfo: [NSUnderlyingErrorKey: unauthorized])
+        XCTAssertNil(wrapped.leashError)
     }
 
     func testDescriptions_sayWhatHappened() {
@@ -97,7 +109,6 @@ final class LeashErrorTests: XCTestCase {
                 ["Could not decode User", "the cause", "{}"]
             ),
             (.serialization(reason: "bad text", underlying: nil), ["Could not serialize", "bad text"]),
-            (.interceptor(Cause()), ["interceptor", "the cause"]),
             (.retryLimitExceeded(attempts: 4, lastError: Cause()), ["Gave up after 4 attempts", "the cause"]),
             (.authenticationFailed(underlying: Cause()), ["refresh the credential", "the cause"]),
             (.invalidResponse(reason: "the response is not HTTP"), ["Invalid response", "not HTTP"]),

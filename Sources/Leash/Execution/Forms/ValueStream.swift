@@ -27,9 +27,12 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
         }
         // Nothing after the completion stage can retry: the data stages retry in place,
         // and serializing follows each outcome at once.
+        let registry = pipeline.client.manager.executions
         guard let deadline = pipeline.makeDeadline() else {
             let stages = pipeline.stages(progress: .none, handoff: handoff, deadline: nil)
-            let serializing = SerializingObserver(pipeline: pipeline, stages: stages, downstream: observer)
+            let serializing = SerializingObserver(
+                pipeline: pipeline, stages: stages, downstream: observer, registry: registry, isSerial: false)
+            registry.add(serializing)
             serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
             return serializing
         }
@@ -37,7 +40,9 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
         // delivered: the observer is then fed through a `SerialObserver`.
         let stages = pipeline.stages(progress: .none, handoff: handoff, deadline: deadline)
         let serializing = SerializingObserver(
-            pipeline: pipeline, stages: stages, downstream: SerialObserver(AnyObserver(observer)))
+            pipeline: pipeline, stages: stages, downstream: SerialObserver(AnyObserver(observer)), registry: registry,
+            isSerial: true)
+        registry.add(serializing)
         serializing.startDeadline(deadline)
         serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
         return serializing
@@ -86,31 +91,46 @@ private struct ValueUnwrapper<Downstream: ObserverType>: ObserverType {
 /// upstream (a network request after a cached value, say).
 ///
 /// Upstream calls it one event at a time (`AttemptRun` delivers through a
-/// `SerialObserver`), so only stopping needs to be thread-safe. The execution's deadline,
-/// if it has one, is held here too: it ends the stream with `LeashError.timeout` and
-/// cancels upstream; it is let go as soon as the stream ends.
+/// `SerialObserver`). Two things end the stream from other threads: the execution's
+/// deadline, if it has one (with `LeashError.timeout`; the downstream is then a
+/// `SerialObserver`, so it may be called at any time), and the manager's `cancelAll()`
+/// (with `LeashError.cancelled`), which, without a `SerialObserver` to call through,
+/// leaves the error to the thread delivering a value if there is one, so that the
+/// downstream is never called concurrently. The deadline is let go as soon as the stream
+/// ends; the manager's registry holds this observer until then.
 private final class SerializingObserver<Serializer: ResponseSerializer, Downstream: ObserverType>: ObserverType,
-    Disposable, DeadlineTarget, OutcomeObserver, @unchecked Sendable
+    Disposable, DeadlineTarget, OutcomeObserver, ManagedExecution, @unchecked Sendable
 where Downstream.Element == Response<Serializer.SerializedObject> {
-    // @unchecked: `upstream` is behind `lock`, `isStopped` is atomic; the rest is immutable.
+    // @unchecked: `upstream` and `deadline` are behind `lock`, `phase` is atomic; the rest
+    // is immutable.
     private let pipeline: ExecutionPipeline<Serializer>
     /// The subscription's stages, whose files are removed when the stream ends.
     private let stages: DataStages
     private let downstream: Downstream
+    /// Whether `downstream` may be called from any thread (it is a `SerialObserver`).
+    private let isSerial: Bool
+    /// Where this execution is listed while it is in flight.
+    private let registry: ExecutionRegistry
     private let lock = Lock()
     private var upstream: Disposable?
     private var deadline: ExecutionDeadline?
-    /// 1 after a terminal event or `dispose()`: later events are dropped.
-    private let isStopped = AtomicInt(0)
+    /// `Phase`: whether an event is being delivered, the stream stopped, or a cancel waits
+    /// for the delivery in progress.
+    private let phase = AtomicInt(Phase.idle)
 
-    init(pipeline: ExecutionPipeline<Serializer>, stages: DataStages, downstream: Downstream) {
+    init(
+        pipeline: ExecutionPipeline<Serializer>, stages: DataStages, downstream: Downstream,
+        registry: ExecutionRegistry, isSerial: Bool
+    ) {
         self.pipeline = pipeline
         self.stages = stages
         self.downstream = downstream
+        self.registry = registry
+        self.isSerial = isSerial
     }
 
     func on(_ event: Event<Response<Data>>) {
-        guard isStopped.load() == 0 else { return }
+        guard phase.compareExchange(expected: Phase.idle, desired: Phase.delivering) else { return }
         switch event {
         case .next(.success(let data, let extra)):
             let value: Serializer.SerializedObject
@@ -121,6 +141,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
                 return
             }
             downstream.onNext(.success(value: value, extra: pipeline.details(of: extra)))
+            endDelivery()
         case .next(.failure(let error)):
             fail(error)
         case .error(let error):
@@ -135,6 +156,13 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         }
     }
 
+    /// A value was handed on: the next event may come, unless a cancel came meanwhile,
+    /// which this thread now delivers.
+    private func endDelivery() {
+        if phase.compareExchange(expected: Phase.delivering, desired: Phase.idle) { return }
+        if phase.compareExchange(expected: Phase.cancelPending, desired: Phase.stopped) { endCancelled() }
+    }
+
     /// A failed outcome ends the execution: nothing more upstream matters.
     private func fail(_ error: Swift.Error) {
         guard stop() else { return }
@@ -147,7 +175,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     /// ended or the deadline was met before.
     func startDeadline(_ deadline: ExecutionDeadline) {
         let disposeNow = lock.withLock { () -> Bool in
-            if isStopped.load() != 0 { return true }
+            if phase.load() == Phase.stopped { return true }
             self.deadline = deadline
             return false
         }
@@ -162,7 +190,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     /// already ended (it may end while subscribing).
     func attach(_ subscription: Disposable) {
         let disposeNow = lock.withLock { () -> Bool in
-            if isStopped.load() != 0 { return true }
+            if phase.load() == Phase.stopped { return true }
             upstream = subscription
             return false
         }
@@ -170,9 +198,36 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     }
 
     func deadlinePassed(_ seconds: TimeInterval) {
+        // Only with a deadline, whose downstream is a `SerialObserver`: safe from here.
         guard stop() else { return }
         stages.release()
         downstream.onError(LeashError.timeout(seconds: seconds))
+        release(disposingUpstream: true)
+    }
+
+    func cancelFromManager() {
+        if isSerial {
+            guard stop() else { return }
+            return endCancelled()
+        }
+        // Without a `SerialObserver`, a value being delivered is let finish first.
+        while true {
+            switch phase.load() {
+            case Phase.idle:
+                if phase.compareExchange(expected: Phase.idle, desired: Phase.stopped) { return endCancelled() }
+            case Phase.delivering:
+                if phase.compareExchange(expected: Phase.delivering, desired: Phase.cancelPending) { return }
+            default:
+                return
+            }
+        }
+    }
+
+    /// Ends the stream with `LeashError.cancelled` and cancels upstream.
+    private func endCancelled() {
+        registry.remove(self)
+        stages.release()
+        downstream.onError(LeashError.cancelled)
         release(disposingUpstream: true)
     }
 
@@ -181,9 +236,12 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         release(disposingUpstream: true)
     }
 
-    /// Marks the stream stopped; false if it already was.
+    /// Marks the stream stopped and takes it out of the registry; false if it already was
+    /// stopped.
     private func stop() -> Bool {
-        isStopped.compareExchange(expected: 0, desired: 1)
+        guard phase.exchange(Phase.stopped) != Phase.stopped else { return false }
+        registry.remove(self)
+        return true
     }
 
     /// Cancels the deadline and lets go of upstream, cancelling it too if it may still be
@@ -200,6 +258,18 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         if disposingUpstream { upstream?.dispose() } else { withExtendedLifetime(upstream) {} }
         stages.release()
     }
+}
+
+/// The values of `SerializingObserver.phase`.
+private enum Phase {
+    /// Running, no event being delivered.
+    static let idle = 0
+    /// Upstream's event being handled (by one thread at a time).
+    static let delivering = 1
+    /// After a terminal event or `dispose()`: later events are dropped.
+    static let stopped = 2
+    /// `cancelAll()` came during a delivery: the delivering thread ends the stream.
+    static let cancelPending = 3
 }
 
 /// Something that takes the data stages' outcomes.

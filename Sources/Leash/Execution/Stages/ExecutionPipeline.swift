@@ -153,17 +153,12 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
 
     /// `execution(stages)` with the execution's deadline, if it has one: ended with
     /// `LeashError.timeout` when a limit passes, unless the deadline was met first (see
-    /// `ExecutionDeadline`). `execution` is made per subscription, with stages holding
-    /// that subscription's deadline.
+    /// `ExecutionDeadline`), and by the manager's `cancelAll()`. `execution` is made per
+    /// subscription, with stages holding that subscription's deadline.
     func withDeadline<Element>(
         progress: ProgressSink, handoff: ResponseHandoff? = nil,
         _ execution: @escaping @Sendable (DataStages) -> Observable<Element>
     ) -> Observable<Element> {
-        // Nothing to time and no files to remove: the execution itself, without the
-        // wrapper (six allocations less per execution).
-        if limits.isEmpty && !needsTransfer(reportsProgress: progress.isReporting, idle: false) {
-            return execution(stages(progress: progress, handoff: handoff, deadline: nil))
-        }
         let pipeline = self
         return Observable<Element>.create { observer in
             pipeline.subscribe(SerialObserver(observer), progress: progress, handoff: handoff, execution)
@@ -172,34 +167,19 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
 
     /// Subscribes `output` to `execution(stages)` with the subscription's own stages and
     /// deadline: the deadline ends it with `LeashError.timeout` (unless it was met first),
-    /// and the files the execution made are removed at its end, whatever ends it, before
-    /// the end is reported.
+    /// the manager's `cancelAll()` with `LeashError.cancelled`, and the files the
+    /// execution made are removed at its end, whatever ends it, before the end is reported.
     func subscribe<Element>(
         _ output: SerialObserver<Element>, progress: ProgressSink, handoff: ResponseHandoff? = nil,
         _ execution: (DataStages) -> Observable<Element>
     ) -> Disposable {
         let deadline = makeDeadline()
         let stages = self.stages(progress: progress, handoff: handoff, deadline: deadline)
-        let subscription = SingleAssignmentDisposable()
-        deadline?.start { seconds in
-            stages.release()
-            output.onError(LeashError.timeout(seconds: seconds))
-            subscription.dispose()
-        }
-        subscription.setDisposable(
-            execution(stages).subscribe { event in
-                if event.isStopEvent {
-                    deadline?.cancel()
-                    stages.release()
-                }
-                output.on(event)
-            })
-        return Disposables.create {
-            deadline?.cancel()
-            output.release()
-            subscription.dispose()
-            stages.release()
-        }
+        let subscription = PipelineSubscription(
+            output: output, stages: stages, deadline: deadline, registry: client.manager.executions)
+        deadline?.start(subscription)
+        subscription.upstream.setDisposable(execution(stages).subscribe { event in subscription.on(event) })
+        return subscription
     }
 
     /// A deadline for one subscription, if the execution has a limit.

@@ -1,0 +1,69 @@
+import Foundation
+import Rx
+
+/// One subscription made by `ExecutionPipeline.subscribe` (the events form, transfers,
+/// streams, and executions with serialization interceptors): ends the execution when
+/// its deadline passes or its manager's `cancelAll()` runs, removes the files it made
+/// whatever ends it, and stays in the manager's registry while it is in flight.
+final class PipelineSubscription<Element>: Disposable, DeadlineTarget, ManagedExecution, @unchecked Sendable {
+    // @unchecked: `output` serialises its events itself, `upstream` is a thread-safe
+    // disposable, `isInFlight` is atomic; the rest is immutable.
+    private let output: SerialObserver<Element>
+    private let stages: DataStages
+    private let deadline: ExecutionDeadline?
+    private let registry: ExecutionRegistry
+    /// The execution's own subscription.
+    let upstream = SingleAssignmentDisposable()
+    /// 1 until the execution ended, was disposed or cancelled: it leaves the registry once.
+    private let isInFlight = AtomicInt(1)
+
+    init(output: SerialObserver<Element>, stages: DataStages, deadline: ExecutionDeadline?, registry: ExecutionRegistry)
+    {
+        self.output = output
+        self.stages = stages
+        self.deadline = deadline
+        self.registry = registry
+        registry.add(self)
+    }
+
+    /// The execution sent `event`; a terminal one ends it (its files removed before the
+    /// end is reported).
+    func on(_ event: Event<Element>) {
+        if event.isStopEvent {
+            leaveRegistry()
+            deadline?.cancel()
+            stages.release()
+        }
+        output.on(event)
+    }
+
+    func deadlinePassed(_ seconds: TimeInterval) {
+        end(with: LeashError.timeout(seconds: seconds))
+    }
+
+    func cancelFromManager() {
+        deadline?.cancel()
+        end(with: LeashError.cancelled)
+    }
+
+    func dispose() {
+        leaveRegistry()
+        deadline?.cancel()
+        output.release()
+        upstream.dispose()
+        stages.release()
+    }
+
+    /// Ends the execution with `error` and cancels what is in flight. `output` delivers
+    /// the error after any event being delivered, and nothing after it.
+    private func end(with error: Swift.Error) {
+        leaveRegistry()
+        stages.release()
+        output.onError(error)
+        upstream.dispose()
+    }
+
+    private func leaveRegistry() {
+        if isInFlight.compareExchange(expected: 1, desired: 0) { registry.remove(self) }
+    }
+}
