@@ -20,33 +20,28 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     // @unchecked: the decision state is one atomic; the rest is immutable.
 
     /// The client executing the request.
-    public let client: Client
+    public var client: Client { context.client }
     /// The endpoint being executed.
-    public let endpoint: Endpoint
+    public var endpoint: Endpoint { context.endpoint }
     /// The request (`request.convertible.asURLRequest()` gives the `URLRequest`).
-    public let request: DataRequest
+    public var request: DataRequest { context.request }
     /// Which attempt this is: 1, then 2… after each `retry()`.
-    public let attempt: Int
+    public var attempt: Int { context.attempt }
 
-    /// The attempt's context, where the chain was made for one (request adapters read it).
-    let context: ExecutionContext?
+    /// The attempt's context: what the properties above read, the execution's marks, and
+    /// what request adapters are given.
+    let context: ExecutionContext
     /// The error this stage is handling, if any: kept as `lastError` when a retry is refused.
     private let cause: Swift.Error?
-    /// The marks of the execution (see `ExecutionContext.mark(_:)`), if it keeps any.
-    private var marks: ExecutionMarks? { context?.marks }
     /// 1 once decided (an atomic, not a lock: one allocation less per interceptor call).
     private let decided = AtomicInt(0)
     private let onDecision: @Sendable (InterceptorDecision<T>) -> Void
 
     init(
-        client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, cause: Swift.Error?,
-        context: ExecutionContext? = nil, onDecision: @escaping @Sendable (InterceptorDecision<T>) -> Void
+        context: ExecutionContext, cause: Swift.Error?,
+        onDecision: @escaping @Sendable (InterceptorDecision<T>) -> Void
     ) {
         self.context = context
-        self.client = client
-        self.endpoint = endpoint
-        self.request = request
-        self.attempt = attempt
         self.cause = cause
         self.onDecision = onDecision
     }
@@ -56,7 +51,7 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     /// such as the token refresher's retry). `false` when the manager has no operator
     /// interceptors, since nothing can mark then.
     public func isMarked(_ mark: String) -> Bool {
-        marks?.contains(mark) ?? false
+        context.marks?.contains(mark) ?? false
     }
 
     /// Lets the next interceptor (or the next stage) run.
@@ -213,10 +208,7 @@ private final class StageRunner<T, Kind>: @unchecked Sendable {
             output.onCompleted()
             return
         }
-        let chain = InterceptorChain<T>(
-            client: context.client, endpoint: context.endpoint, request: context.request, attempt: context.attempt,
-            cause: interceptors.cause, context: context
-        ) { [self] decision in
+        let chain = InterceptorChain<T>(context: context, cause: interceptors.cause) { [self] decision in
             switch decision {
             case .proceed, .proceedWith:
                 run(index: index + 1)

@@ -43,12 +43,8 @@ extension RequestAdapter {
     /// adaptation threw.
     public func intercept(chain: InterceptorChain<Data>) {
         guard let request = chain.request.urlRequest else { return chain.proceed() }
-        let context =
-            chain.context
-            ?? ExecutionContext(
-                client: chain.client, endpoint: chain.endpoint, request: chain.request, attempt: chain.attempt)
         do {
-            chain.proceed(with: try adapt(request, for: context))
+            chain.proceed(with: try adapt(request, for: chain.context))
         } catch {
             chain.complete(with: error)
         }

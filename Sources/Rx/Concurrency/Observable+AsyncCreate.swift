@@ -57,9 +57,8 @@ extension Observable {
 
 /// One subscription of an `async` `create`: forwards what the task's work emits, then its
 /// outcome.
-///
-/// Sendable: its only state is `Sink`'s atomic; the work emits one element at a time.
 final class AsyncCreateSink<Element>: Sink<Element>, @unchecked Sendable {
+    // @unchecked: its only state is `Sink`'s atomic; the work emits one element at a time.
     func run(_ work: @Sendable (_ observer: @escaping @Sendable (Element) -> Void) async throws -> Void) async {
         do {
             try await work { element in

@@ -66,6 +66,7 @@ public struct Binder<Value>: ObserverType, Sendable {
 /// (on a serial scheduler, as the binder's documentation asks, never two at once). The
 /// weak reference is written once, in `init`, before the box is shared.
 final class WeakBindingTarget<Target: AnyObject, Value>: @unchecked Sendable {
+    // @unchecked: see above; the target and the binding are touched only on the scheduler.
     private weak var target: Target?
     private let binding: (Target, Value) -> Void
 

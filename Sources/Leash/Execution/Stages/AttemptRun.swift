@@ -139,10 +139,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     private func chain(
         _ step: Step, cause: Swift.Error? = nil, onDecision: @escaping @Sendable (InterceptorDecision<Data>) -> Void
     ) -> InterceptorChain<Data> {
-        let context = step.context
-        return InterceptorChain(
-            client: context.client, endpoint: context.endpoint, request: context.request, attempt: context.attempt,
-            cause: cause, context: context, onDecision: onDecision)
+        InterceptorChain(context: step.context, cause: cause, onDecision: onDecision)
     }
 
     // MARK: Source stages

@@ -12,17 +12,7 @@ extension InfallibleType {
     /// ends the loop.
     public var values: AsyncStream<Element> {
         let source = asObservable()
-        return AsyncStream<Element> { continuation in
-            let sink = InfallibleValuesSink(continuation: continuation)
-            // Set before subscribing: a synchronous source may finish the stream during
-            // `subscribe`, and the handler is what breaks the sink ↔ continuation cycle.
-            continuation.onTermination = { _ in sink.dispose() }
-            if CurrentThreadScheduler.isScheduleRequired {
-                CurrentThreadScheduler.runTrampolined { sink.attach(source.run(AnyObserver { sink.on($0) })) }
-            } else {
-                sink.attach(source.run(AnyObserver { sink.on($0) }))
-            }
-        }
+        return AsyncStream<Element> { ValuesSink.start(source, feeding: $0) }
     }
 
     /// An `Infallible` whose subscription runs `work` in a new task, which emits elements
@@ -54,39 +44,5 @@ extension InfallibleType {
             Observable<Element>.asyncCreate(detached: detached, priority: priority) { observer in
                 await work(observer)
             })
-    }
-}
-
-/// The subscription behind `Infallible.values`: feeds the continuation and ends when the
-/// stream does.
-///
-/// Sendable: its mutable state is the atomic in `SubscriptionCore`; events arrive serially.
-final class InfallibleValuesSink<Element>: SubscriptionCore, @unchecked Sendable {
-    private let continuation: AsyncStream<Element>.Continuation
-
-    init(continuation: AsyncStream<Element>.Continuation) {
-        self.continuation = continuation
-        super.init()
-    }
-
-    func on(_ event: Event<Element>) {
-        switch event {
-        case .next(let element):
-            // Rx elements need not be `Sendable` (as in RxSwift): like `observe(on:)`
-            // handing an element to another thread, this relies on the Rx contract that
-            // an element, once delivered, is the receiver's to use.
-            if !isDisposed { continuation.yield(UncheckedSendable(element).value) }
-        case .error, .completed:
-            // An `Infallible` does not fail; should an error still come (from a closure
-            // that threw), the stream ends as on completion, since it cannot throw.
-            // `finish` runs `onTermination`, which disposes this sink (and so upstream).
-            continuation.finish()
-        }
-    }
-
-    override func didDispose() {
-        // Disposed by cancellation (or by the stream being dropped): end the consumer's
-        // loop; a no-op if the stream already finished.
-        continuation.finish()
     }
 }
