@@ -68,6 +68,9 @@ public protocol Endpoint {
     var jsonEncoder: JSONEncoder? { get }
     /// The decoder for this endpoint's responses; `nil` for the manager's.
     var jsonDecoder: JSONDecoder? { get }
+    /// What this endpoint's executions do when redirected, overriding the manager's; `nil`
+    /// to keep it.
+    var redirectPolicy: RedirectPolicy? { get }
 }
 
 extension Endpoint {
@@ -85,6 +88,8 @@ extension Endpoint {
     public var jsonEncoder: JSONEncoder? { nil }
     /// The manager's decoder.
     public var jsonDecoder: JSONDecoder? { nil }
+    /// The manager's redirect policy.
+    public var redirectPolicy: RedirectPolicy? { nil }
 }
 
 /// An endpoint that knows the type its response decodes to, so that calls infer it:

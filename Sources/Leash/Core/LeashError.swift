@@ -44,6 +44,13 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
     /// `bufferedBytes` waited for it: the stream was ended rather than hold up other
     /// requests any longer (see `SlowSubscriberPolicy`).
     case streamOverflow(bufferedBytes: Int)
+    /// The server redirected more than the `RedirectPolicy`'s `limit` times in one
+    /// attempt; `url` is where the redirect not followed pointed.
+    case tooManyRedirects(limit: Int, url: URL)
+    /// The server's certificate did not pass the transport's `ServerTrustPolicy` (Apple
+    /// platforms only: FoundationNetworking offers no server trust to evaluate); `reason`
+    /// says which check failed.
+    case serverTrust(host: String, reason: String)
 
     /// A sentence a developer can act on.
     public var description: String {
@@ -78,6 +85,10 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
             return
                 "The stream's subscriber took nothing for too long while \(bytes) bytes waited for it; the stream "
                 + "was ended rather than hold up other requests (take less time per element, or deliver elsewhere)."
+        case .tooManyRedirects(let limit, let url):
+            return "More than \(limit) redirects in one attempt; the next would have gone to \(url.absoluteString)."
+        case .serverTrust(let host, let reason):
+            return "The server \(host) is not trusted: \(reason)."
         }
     }
 

@@ -39,6 +39,7 @@ extension Manager {
         var retryLimit = 3
         var schedulerValue: SchedulerType?
         var gates: [RequestGate] = []
+        var redirectPolicyValue = RedirectPolicy.follow
 
         /// Starts with nothing set.
         public init() {}
@@ -250,6 +251,15 @@ extension Manager {
         @discardableResult
         public func gate(_ value: RequestGate) -> Self {
             gates.append(value)
+            return self
+        }
+
+        /// Sets what executions do when redirected (default `.follow`: up to 20 hops;
+        /// `.doNotFollow`, or `.custom` to decide or change each hop). An endpoint's
+        /// `redirectPolicy` overrides it.
+        @discardableResult
+        public func redirects(_ policy: RedirectPolicy) -> Self {
+            redirectPolicyValue = policy
             return self
         }
 

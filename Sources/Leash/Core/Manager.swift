@@ -55,6 +55,9 @@ public final class Manager: @unchecked Sendable {
     public let scheduler: SchedulerType
     /// What every attempt waits for before its request is built, asked in order.
     public let requestGates: [RequestGate]
+    /// What executions do when redirected, unless their endpoint says otherwise (by
+    /// default `.follow`: up to 20 hops).
+    public let redirectPolicy: RedirectPolicy
     /// The interceptors sorted by kind.
     let interceptorSet: InterceptorSet
     /// The base URL's string without a trailing slash, for joining paths without parsing
@@ -76,6 +79,7 @@ public final class Manager: @unchecked Sendable {
         self.directTransport = transport as? DirectTransport
         self.callbackQueue = builder.queue
         self.maximumRetryCount = builder.retryLimit
+        self.redirectPolicy = builder.redirectPolicyValue
         self.scheduler = builder.schedulerValue ?? Manager.timerScheduler
         self.deadlines = builder.schedulerValue == nil ? DeadlineTimer.shared : nil
         self.requestGates = builder.gates

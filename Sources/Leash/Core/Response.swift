@@ -120,12 +120,17 @@ public struct ResponseExtra: @unchecked Sendable {
     /// Where the body was written, for a download (its `data` is empty then). Once the
     /// download completes, its value is the file at its destination instead.
     public let bodyFile: URL?
+    /// What the transport measured about the request (timings, bytes, a reused
+    /// connection), where it does: `URLSessionTransport` on Apple platforms. `nil` on
+    /// Linux, whose URLSession measures nothing, and for values not from the network.
+    public let metrics: TransportMetrics?
 
     /// Creates the details.
     public init(
         source: ResponseSource, request: URLRequest? = nil, httpResponse: HTTPURLResponse? = nil,
-        data: Data? = nil, interceptorExtra: Any? = nil, bodyFile: URL? = nil
+        data: Data? = nil, interceptorExtra: Any? = nil, bodyFile: URL? = nil, metrics: TransportMetrics? = nil
     ) {
+        self.metrics = metrics
         self.source = source
         self.request = request
         self.httpResponse = httpResponse

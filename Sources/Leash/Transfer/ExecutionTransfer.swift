@@ -51,7 +51,10 @@ final class ExecutionTransfer: @unchecked Sendable {
     /// `UploadFile`, or a large `MultipartFormData` staged to a temporary file once per
     /// execution, whose `Content-Type` is set to match the staged boundary).
     func body(for endpoint: Endpoint, request: inout URLRequest) throws -> TransportRequest.Body {
-        guard request.httpBody == nil, request.httpBodyStream == nil, endpoint.method.allowsBody else {
+        // The request's method, not the endpoint's: a redirect may have made it a `GET`.
+        guard request.httpBody == nil, request.httpBodyStream == nil,
+            HTTPMethod(rawValue: request.httpMethod ?? "GET").allowsBody
+        else {
             return .inRequest
         }
         let prepared = try lock.withLock { () throws -> PreparedBody in

@@ -53,6 +53,9 @@ public struct TransportResponse: @unchecked Sendable {
     /// The file the body was written to, for a request whose destination was a file and
     /// whose status was a success (2xx); `nil` when the body is in `data`.
     public let file: URL?
+    /// What URLSession measured about the request, where it does (Apple platforms); `nil`
+    /// elsewhere and from other transports.
+    public var metrics: TransportMetrics?
 
     /// Creates a response whose body is in memory.
     public init(httpResponse: HTTPURLResponse, data: Data) {

@@ -22,8 +22,8 @@ final class TransferSession: @unchecked Sendable {
     let session: URLSession
     private let delegate: TransferDelegate
 
-    init(configuration: URLSessionConfiguration, delegateQueue: OperationQueue) {
-        delegate = TransferDelegate()
+    init(configuration: URLSessionConfiguration, trust: ServerTrust, delegateQueue: OperationQueue) {
+        delegate = TransferDelegate(trust: trust)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
@@ -131,10 +131,19 @@ private final class TransferOutput: @unchecked Sendable {
 }
 
 /// Routes the session's delegate callbacks to each task's `TransferTask`.
-private final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: `transfers` is behind `lock`.
+///
+/// Like the plain session's delegate (`PlainSessionDelegate`), it declines every redirect
+/// (Leash's pipeline follows them), and it hands each task its metrics and trust failure.
+final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: `transfers` is behind `lock`; `trust` is immutable.
     private let lock = Lock()
     private var transfers: [Int: TransferTask] = [:]
+    /// How servers' certificates are judged, per host (Apple platforms).
+    let trust: ServerTrust
+
+    init(trust: ServerTrust) {
+        self.trust = trust
+    }
 
     func register(_ transfer: TransferTask, for task: URLSessionTask) {
         lock.withLock { transfers[task.taskIdentifier] = transfer }
@@ -145,7 +154,7 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
         _ = transfer(for: task, removing: true)
     }
 
-    private func transfer(for task: URLSessionTask, removing: Bool = false) -> TransferTask? {
+    func transfer(for task: URLSessionTask, removing: Bool = false) -> TransferTask? {
         lock.withLock { removing ? transfers.removeValue(forKey: task.taskIdentifier) : transfers[task.taskIdentifier] }
     }
 
@@ -169,7 +178,18 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Swift.Error?) {
-        transfer(for: task, removing: true)?.completed(error)
+        transfer(for: task, removing: true)?.completed(error, response: task.response)
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
+        newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void
+    ) {
+        completionHandler(nil)
+    }
+
+    func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
+        transfer(for: task)?.metrics = TransportMetrics(metrics)
     }
 }
 
@@ -192,7 +212,7 @@ private final class TransferDelegate: NSObject, URLSessionDataDelegate, @uncheck
 /// waiting for the subscriber: beyond that, URLSession's queue waits for it (which stops
 /// reading from the socket, so TCP slows the server down), and a subscriber stuck for too
 /// long ends the stream (see `SlowSubscriberPolicy`), instead of memory growing.
-private final class TransferTask: @unchecked Sendable {
+final class TransferTask: @unchecked Sendable {
     // @unchecked: `head`, `body`, `writer` (until handed to `writes`), `writes`,
     // `receivedBytes`, `expectedBytes` and `failure` are only touched on URLSession's
     // queue, one delegate call at a time; the writer and `writeError` then only on
@@ -215,6 +235,10 @@ private final class TransferTask: @unchecked Sendable {
     private let session: TransferSession?
     /// Whether the body is handed on in chunks (a stream's success).
     private var streams = false
+    /// What URLSession measured, where it does (before the task completes).
+    var metrics: TransportMetrics?
+    /// Why the trust policy stopped the task, which then ends as cancelled.
+    var trustFailure: LeashError?
 
     private var head: HTTPURLResponse?
     private var body = Data()
@@ -232,7 +256,7 @@ private final class TransferTask: @unchecked Sendable {
     /// The failed write's error (on `writes`).
     private var writeError: Swift.Error?
 
-    init(
+    fileprivate init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
         state: TaskState, deliveryQueue: DispatchQueue, observer: TransferOutput,
         session: TransferSession?, slowSubscribers: SlowSubscriberPolicy
@@ -324,8 +348,12 @@ private final class TransferTask: @unchecked Sendable {
         }
     }
 
-    func completed(_ error: Swift.Error?) {
+    /// The task ended; `response` is the task's own, for a head the delegate was never
+    /// given (FoundationNetworking does not report a 3xx's head to the delegate, even
+    /// when the 3xx is the final response, with no `Location` to follow).
+    func completed(_ error: Swift.Error?, response: URLResponse?) {
         if failure != nil { return }
+        if head == nil, let response = response as? HTTPURLResponse { head = response }
         let finished = state.finish()
         guard let writer, let writes else {
             finish(finished, error, response: nil)
@@ -360,20 +388,21 @@ private final class TransferTask: @unchecked Sendable {
     private func finish(_ finished: Bool, _ error: Swift.Error?, response fileResponse: TransportResponse?) {
         guard finished else { return }
         if let error {
-            hand([.error(URLSessionTransport.leashError(for: error))])
+            hand([.error(trustFailure ?? URLSessionTransport.leashError(for: error))])
             return
         }
         guard let head else {
             hand([.error(LeashError.invalidResponse(reason: "the transfer ended without a response"))])
             return
         }
-        let response: TransportResponse
+        var response: TransportResponse
         if let fileResponse {
             response = fileResponse
         } else {
             response = TransportResponse(httpResponse: head, data: body)
             body = Data()
         }
+        response.metrics = metrics
         var events: [Event<TransportEvent>] = []
         // Progress held back for a report that will now find the task finished.
         if let held = hops.takeLatest() { events.append(.next(held)) }

@@ -8,10 +8,14 @@ import Rx
 
 /// The default transport: a `URLSession` data task per request.
 ///
+/// Its session starts from URLSession's own defaults (`URLSessionConfiguration.default`:
+/// cookies kept in the shared cookie storage, and on Apple platforms the shared
+/// `URLCache`, so `Cache-Control` and `ETag` revalidation work as URLSession does them).
+///
 /// Built to survive what URLSession on Linux does (see LINUX-URLSESSION.md in the design
 /// notes):
-/// - its session has no `URLCache` (a cancel racing a completion crashes a session that
-///   has one);
+/// - on Linux its session has no `URLCache` (a cancel racing a completion crashes a
+///   session that has one): use `CacheInterceptor` for HTTP caching there;
 /// - `cancel()` is issued asynchronously on a queue of its own, never from inside
 ///   URLSession's callbacks (disposing from a completion handler would do exactly that),
 ///   and never for a task that already finished;
@@ -36,8 +40,13 @@ import Rx
 /// An `await`ing execution has its answer handed straight to its task instead
 /// (`ResponseHandoff`), which saves the hop altogether, as `URLSession.data(for:)` does.
 ///
-/// Redirects are followed by URLSession (up to 20; a 307/308 after a POST loses the body
-/// on Linux — answer with the final URL instead).
+/// It follows no redirect: a 3xx is the response, and Leash's pipeline follows it (see
+/// `RedirectPolicy`), because URLSession on Linux sends a 307/308 after a `POST` without
+/// its body.
+///
+/// Where URLSession collects metrics (Apple platforms), each response carries them
+/// (`TransportResponse.metrics`); server trust is judged by the `serverTrust` policies
+/// given for each host (Apple platforms only: see `ServerTrustPolicy`).
 public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     // @unchecked: `URLSession` is thread-safe; the other properties are immutable.
 
@@ -50,8 +59,12 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     let session: URLSession
 
     /// The session's configuration, as URLSession reports it (a copy: changing it changes
-    /// nothing). Its `urlCache` is always `nil` (see above).
+    /// nothing). On Linux its `urlCache` is always `nil` (see above).
     public var configuration: URLSessionConfiguration { session.configuration }
+
+    /// The plain-request session's delegate: declines redirects, keeps metrics, judges
+    /// server trust.
+    private let delegate: PlainSessionDelegate
 
     private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
 
@@ -73,19 +86,49 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     /// Creates a transport with a session of its own.
     ///
     /// - Parameters:
-    ///   - configuration: The session configuration, copied; the copy's `urlCache` is
-    ///     removed (see above). By default an ephemeral configuration.
+    ///   - configuration: The session configuration, copied; on Linux the copy's
+    ///     `urlCache` is removed (see above). By default URLSession's `.default`
+    ///     (persistent cookies; on Apple platforms the shared `URLCache`); `.ephemeral`
+    ///     keeps cookies and cache in memory, for as long as the transport.
     ///   - slowSubscribers: What a stream does when its subscriber falls behind (see
     ///     `SlowSubscriberPolicy`; by default the platform's choice).
-    public init(
-        configuration: URLSessionConfiguration = .ephemeral,
+    public convenience init(
+        configuration: URLSessionConfiguration = .default,
         slowSubscribers: SlowSubscriberPolicy = .platformDefault
     ) {
+        self.init(configuration: configuration, slowSubscribers: slowSubscribers, trust: .none)
+    }
+
+    #if canImport(Security)
+        /// Creates a transport whose session judges the servers of `serverTrust`'s hosts
+        /// with their policy (certificate or public-key pinning): a server that fails ends
+        /// the execution with `LeashError.serverTrust`, before anything is sent. Other
+        /// hosts get URLSession's own evaluation. (Apple platforms only: FoundationNetworking
+        /// offers no server trust to judge.)
+        ///
+        /// - Parameters:
+        ///   - configuration: As for `init(configuration:slowSubscribers:)`.
+        ///   - serverTrust: The policy for each host (matched case-insensitively, exactly:
+        ///     `"api.example.com"` does not cover `"cdn.example.com"`).
+        ///   - slowSubscribers: As for `init(configuration:slowSubscribers:)`.
+        public convenience init(
+            configuration: URLSessionConfiguration = .default, serverTrust: [String: ServerTrustPolicy],
+            slowSubscribers: SlowSubscriberPolicy = .platformDefault
+        ) {
+            let policies = Dictionary(
+                serverTrust.map { ($0.key.lowercased(), $0.value) }, uniquingKeysWith: { first, _ in first })
+            self.init(
+                configuration: configuration, slowSubscribers: slowSubscribers, trust: ServerTrust(policies: policies))
+        }
+    #endif
+
+    private init(configuration: URLSessionConfiguration, slowSubscribers: SlowSubscriberPolicy, trust: ServerTrust) {
         self.slowSubscribers = slowSubscribers
         // A copy, so that the caller's configuration (perhaps shared) is left as it was.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
-        configuration.urlCache = nil
-        session = URLSession(configuration: configuration, delegate: nil, delegateQueue: Self.makeDelegateQueue())
+        if !URLSessionPlatform.current.keepsURLCache { configuration.urlCache = nil }
+        delegate = PlainSessionDelegate(trust: trust)
+        session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
     }
 
     deinit {
@@ -96,7 +139,8 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     private var transfers: TransferSession {
         transferSessionLock.withLock {
             if let existing = transferSession { return existing }
-            let created = TransferSession(configuration: session.configuration, delegateQueue: Self.makeDelegateQueue())
+            let created = TransferSession(
+                configuration: session.configuration, trust: delegate.trust, delegateQueue: Self.makeDelegateQueue())
             transferSession = created
             return created
         }
@@ -134,7 +178,8 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
             // queue) and a delivery queue of its own, so that a slow subscriber holds up no
             // other transfer's delivery (see `SlowSubscriberPolicy` for URLSession's own).
             let session = TransferSession(
-                configuration: transport.session.configuration, delegateQueue: Self.makeDelegateQueue())
+                configuration: transport.session.configuration, trust: transport.delegate.trust,
+                delegateQueue: Self.makeDelegateQueue())
             return session.start(
                 request, deliveryQueue: DispatchQueue(label: "leash.urlsession.stream"),
                 cancelQueue: transport.cancelQueue, observer: observer, ownsSession: true,
@@ -174,11 +219,16 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         let deliveryQueue = nextDeliveryQueue()
         // Reported from one thread, once: the observer is handed over, not shared.
         let observer = Carried(observer)
+        // What the delegate learns about the task (metrics, a trust failure), where it can
+        // learn anything: not on Linux without trust policies, which saves the bookkeeping.
+        let delegate = self.delegate
+        let report = delegate.needsReports ? TaskReport() : nil
         let dataTask = session.dataTask(with: request) { data, response, error in
+            if let report { delegate.finished(report) }
             // Only the first of completion and cancellation reports: after a dispose,
             // nothing is delivered.
             guard task.finish() else { return }
-            let answer = Answer(data: data, response: response, error: error)
+            let answer = Answer(data: data, response: response, error: error, report: report)
             let deliver: @Sendable () -> Void = { answer.report(to: observer.value) }
             if let handoff {
                 handoff.hand(deliver)
@@ -190,7 +240,9 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
                 deliver()
             }
         }
-        task.start(dataTask)
+        if let report { delegate.register(report, for: dataTask) }
+        // Never started (disposed first), the task never completes: forget its report.
+        if !task.start(dataTask), let report { delegate.finished(report) }
         return task
     }
 
@@ -215,17 +267,22 @@ private struct Answer: @unchecked Sendable {
     let data: Data?
     let response: URLResponse?
     let error: Swift.Error?
+    /// What the session's delegate learned about the task, if it was asked to keep it.
+    let report: TaskReport?
 
     func report<Observer: ObserverType>(to observer: Observer) where Observer.Element == TransportResponse {
         if let error {
-            observer.onError(URLSessionTransport.leashError(for: error))
+            // A task the trust policy stopped ends as cancelled: say why instead.
+            observer.onError(report?.trustFailure ?? URLSessionTransport.leashError(for: error))
             return
         }
         guard let httpResponse = response as? HTTPURLResponse else {
             observer.onError(LeashError.invalidResponse(reason: "the response is not HTTP"))
             return
         }
-        observer.onNext(TransportResponse(httpResponse: httpResponse, data: data ?? Data()))
+        var answer = TransportResponse(httpResponse: httpResponse, data: data ?? Data())
+        answer.metrics = report?.metrics
+        observer.onNext(answer)
         observer.onCompleted()
     }
 }

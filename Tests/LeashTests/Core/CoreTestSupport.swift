@@ -20,12 +20,14 @@ struct SpecEndpoint: Endpoint, @unchecked Sendable {
     var timeout: TimeInterval?
     var jsonEncoder: JSONEncoder?
     var jsonDecoder: JSONDecoder?
+    var redirectPolicy: RedirectPolicy?
 
     init(
         _ path: String, method: HTTPMethod = .get, parameters: Any? = nil, headers: [String: String]? = nil,
         acceptableStatusCodes: Set<Int>? = nil, timeout: TimeInterval? = nil, jsonEncoder: JSONEncoder? = nil,
-        jsonDecoder: JSONDecoder? = nil
+        jsonDecoder: JSONDecoder? = nil, redirectPolicy: RedirectPolicy? = nil
     ) {
+        self.redirectPolicy = redirectPolicy
         self.path = path
         self.method = method
         self.parameters = parameters

@@ -129,9 +129,9 @@ final class PipelineValidationTests: VirtualTimeTestCase {
 
     // MARK: Default status validation
 
-    func testStatusValidation_redirect_isUnacceptableRedirect() throws {
+    func testStatusValidation_redirectNotFollowed_isUnacceptableRedirect() throws {
         transport.stub(path: "/v1/users/1", StubResponse(status: 302, headers: ["Location": "/elsewhere"]))
-        guard case .unacceptableStatusCode(let failure)? = error(on: try client()) else {
+        guard case .unacceptableStatusCode(let failure)? = error(on: try client { $0.redirects(.doNotFollow) }) else {
             return XCTFail("expected .unacceptableStatusCode")
         }
         XCTAssertEqual(failure.statusCode, 302)

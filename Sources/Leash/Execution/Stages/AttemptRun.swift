@@ -99,6 +99,8 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     struct Step {
         let context: ExecutionContext
         let generation: Int
+        /// How many redirects this attempt followed to get to its request.
+        var hops = 0
     }
 
     func begin(
@@ -243,7 +245,32 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         answered(step)
         stages.progress.send(
             .responseReceived(response.httpResponse, data: response.data, attempt: step.context.attempt))
+        if RedirectHop.redirects(status: response.httpResponse.statusCode),
+            followRedirect(response.httpResponse, urlRequest, step)
+        {
+            return
+        }
         runSuccess(at: 0, response, urlRequest, step)
+    }
+
+    /// Sends the request that follows a redirect, if the execution's `RedirectPolicy` says
+    /// to (or fails the attempt past its limit); `false` to take the redirect as the
+    /// response.
+    private func followRedirect(_ response: HTTPURLResponse, _ urlRequest: URLRequest, _ step: Step) -> Bool {
+        guard isCurrent(step), let proposed = RedirectHop.proposedRequest(after: response, to: urlRequest),
+            let target = proposed.url
+        else { return false }
+        let policy = stages.redirectPolicy
+        let hop = step.hops + 1
+        let redirect = Redirect(request: urlRequest, response: response, proposedRequest: proposed, hop: hop)
+        guard let next = policy.nextRequest(after: redirect) else { return false }
+        guard hop <= policy.limit else {
+            failed(LeashError.tooManyRedirects(limit: policy.limit, url: next.url ?? target), step)
+            return true
+        }
+        // The interceptors after the transport see the request that got the final answer.
+        send(next, Step(context: step.context.replacingRequest(next), generation: step.generation, hops: hop))
+        return true
     }
 
     /// The transport reported bytes moving for `step`'s request: the idle limit starts

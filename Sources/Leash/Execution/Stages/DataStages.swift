@@ -32,6 +32,8 @@ final class DataStages: @unchecked Sendable {
     let transfer: ExecutionTransfer?
     /// What suspends and resumes the execution (the callback forms' handle), if anything.
     let control: DataRequest?
+    /// What a redirect does (the endpoint's policy, else the manager's).
+    let redirectPolicy: RedirectPolicy
     /// Changes each attempt's request once built (see `ExecutionPipeline.adaptRequest`).
     let adaptRequest: (@Sendable (inout URLRequest) -> Void)?
 
@@ -50,6 +52,7 @@ final class DataStages: @unchecked Sendable {
         self.handoff = handoff
         self.deadline = deadline
         self.acceptableStatusCodes = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
+        self.redirectPolicy = endpoint.redirectPolicy ?? client.manager.redirectPolicy
         self.marks = interceptors.operators.isEmpty ? nil : ExecutionMarks()
     }
 
@@ -161,7 +164,7 @@ final class DataStages: @unchecked Sendable {
         }
         let extra = ResponseExtra(
             source: .network, request: request, httpResponse: response.httpResponse, data: response.data,
-            bodyFile: response.file)
+            bodyFile: response.file, metrics: response.metrics)
         return .success(value: response.data, extra: extra)
     }
 
