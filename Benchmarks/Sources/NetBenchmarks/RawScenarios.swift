@@ -7,7 +7,7 @@ import Rx
 #endif
 
 /// The floor: what an app would write by hand with URLSession and JSONDecoder, with the
-/// session configured as Leash's transport configures its own (ephemeral, no URLCache:
+/// session configured as Leash's transport configures its own (URLSession's defaults, no URLCache on Linux:
 /// see LINUX-URLSESSION.md) and the same credential header, so both send the same request.
 final class RawClient: @unchecked Sendable {
     // @unchecked: immutable; URLSession is thread-safe, and JSONDecoder decodes
@@ -17,7 +17,7 @@ final class RawClient: @unchecked Sendable {
     let decoder = JSONDecoder()
 
     init(baseURL: URL) {
-        let configuration = URLSessionConfiguration.ephemeral
+        let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         session = URLSession(configuration: configuration)
         url = baseURL.appendingPathComponent("json")

@@ -7,7 +7,7 @@ import LoopbackServer
 
 /// The floor of the transfer scenarios: what an app writes by hand with URLSession to
 /// download to a file and to upload a file or a form, on sessions configured as Leash's
-/// transport configures its own (ephemeral, no URLCache) and sending the same credential.
+/// transport configures its own (URLSession's defaults, no URLCache on Linux) and sending the same credential.
 ///
 /// Each call starts one transfer and calls `completion` once, with `nil` on success or
 /// what went wrong, from whatever thread URLSession answers on.
@@ -23,7 +23,7 @@ final class RawTransferClient: @unchecked Sendable {
 
     init(baseURL: URL) {
         self.baseURL = baseURL
-        let configuration = URLSessionConfiguration.ephemeral
+        let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         session = URLSession(configuration: configuration)
         // The default delegate queue (a serial `OperationQueue`), as an app passes `nil`.

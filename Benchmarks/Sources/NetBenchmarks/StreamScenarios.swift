@@ -251,7 +251,7 @@ final class RawStreamClient: NSObject, URLSessionDataDelegate, @unchecked Sendab
     init(baseURL: URL) {
         self.baseURL = baseURL
         super.init()
-        let configuration = URLSessionConfiguration.ephemeral
+        let configuration = URLSessionConfiguration.default
         configuration.urlCache = nil
         session = URLSession(configuration: configuration, delegate: self, delegateQueue: nil)
     }
