@@ -78,7 +78,8 @@ final class CacheEntryTests: XCTestCase {
     private func response(_ headers: [String: String], status: Int = 200) throws -> HTTPURLResponse {
         try XCTUnwrap(
             HTTPURLResponse(
-                url: try XCTUnwrap(URL(string: "https://api.example.com/v1/users/1")), statusCode: status, httpVersion: "HTTP/1.1",
+                url: try XCTUnwrap(URL(string: "https://api.example.com/v1/users/1")), statusCode: status,
+                httpVersion: "HTTP/1.1",
                 headerFields: headers))
     }
 
@@ -96,8 +97,10 @@ final class CacheEntryTests: XCTestCase {
         let dated = try response(["Date": "Tue, 24 Nov 2026 19:00:00 GMT", "Expires": "Tue, 24 Nov 2026 19:10:00 GMT"])
         let invalid = try response(["Expires": "0"])
 
-        XCTAssertEqual(CacheFreshness.http(defaultTimeToLive: 5).metadata(for: dated, request: nil, at: now)?.lifetime, 600)
-        XCTAssertEqual(CacheFreshness.http(defaultTimeToLive: 5).metadata(for: invalid, request: nil, at: now)?.lifetime, 0)
+        XCTAssertEqual(
+            CacheFreshness.http(defaultTimeToLive: 5).metadata(for: dated, request: nil, at: now)?.lifetime, 600)
+        XCTAssertEqual(
+            CacheFreshness.http(defaultTimeToLive: 5).metadata(for: invalid, request: nil, at: now)?.lifetime, 0)
     }
 
     func testHTTP_noHeaders_takeTheDefault_noCacheIsFlagged_noStoreIsNotStored() throws {
@@ -125,7 +128,8 @@ final class CacheEntryTests: XCTestCase {
         let previous = CacheEntry.Metadata(
             storedAt: Date(timeIntervalSince1970: 0), lifetime: 120, requiresRevalidation: true, entityTag: #""a""#)
 
-        let bare = CacheFreshness.http().metadata(for: try response([:], status: 304), request: nil, at: now, renewing: previous)
+        let bare = CacheFreshness.http().metadata(
+            for: try response([:], status: 304), request: nil, at: now, renewing: previous)
         let told = CacheFreshness.http().metadata(
             for: try response(["Cache-Control": "max-age=9", "ETag": #""b""#], status: 304), request: nil, at: now,
             renewing: previous)
