@@ -47,7 +47,7 @@ final class CacheEntryTests: XCTestCase {
         XCTAssertNil(CacheEntry(storedData: stored.prefix(CacheEntry.magic.count + 2)), "length cut")
         XCTAssertNil(CacheEntry(storedData: stored.prefix(CacheEntry.magic.count + metadataLength)), "metadata cut")
         var garbled = stored
-        garbled[CacheEntry.magic.count + 6] = UInt8(ascii: "!")
+        garbled[CacheEntry.magic.count + 4] = UInt8(ascii: "!")  // the JSON's opening brace
         XCTAssertNil(CacheEntry(storedData: garbled), "metadata that is not JSON")
     }
 

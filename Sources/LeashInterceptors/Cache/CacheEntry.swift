@@ -92,7 +92,10 @@ public struct CacheEntry: Sendable, Equatable {
         guard metadata != nil || body.starts(with: Self.magic) else { return body }
         // Encoding these few plain fields cannot fail; if it ever did, the body would be
         // stored without freshness, which is read as stale: safe.
-        let json = metadata.flatMap { try? JSONEncoder().encode($0) } ?? Data()
+        let encoder = JSONEncoder()
+        // The same entry, the same bytes (JSON objects have no order of their own).
+        encoder.outputFormatting = .sortedKeys
+        let json = metadata.flatMap { try? encoder.encode($0) } ?? Data()
         var data = Self.magic
         data.reserveCapacity(Self.magic.count + 4 + json.count + body.count)
         for shift in stride(from: 24, through: 0, by: -8) {
