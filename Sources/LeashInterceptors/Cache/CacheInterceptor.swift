@@ -53,7 +53,7 @@ import Rx
 /// A 304 is the cache's to answer only on paths whose policy has a `CacheFreshness`, and
 /// only for a request with `If-None-Match` or `If-Modified-Since`; a request that carries
 /// its own validators keeps them (the cache adds none), and its 304 is answered as above
-/// when they match the stored entry. The metadata is kept with the body in the same
+/// when they name the stored entry (else it fails with that `CacheError` too). The metadata is kept with the body in the same
 /// `DataStore` entry (see `CacheEntry`).
 ///
 /// It is an execution interceptor (answering first, or revalidating), a success
