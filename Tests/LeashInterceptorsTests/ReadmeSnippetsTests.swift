@@ -166,6 +166,19 @@ final class UsersCache: CacheInterceptor, @unchecked Sendable {
     }
 }
 
+// README: http cache
+final class HTTPUsersCache: CacheInterceptor, @unchecked Sendable {
+    // @unchecked: no state of its own (CacheInterceptor guards its registrations).
+    init() {
+        super.init(dataStore: InMemoryDataStore())
+        // Fresh as long as Cache-Control or Expires say (else 60 s), then revalidated.
+        register(policy: CachePolicy.CacheElseNetwork(freshness: .http(defaultTimeToLive: 60)), to: "/users/[0-9]+")
+        // Fresh for 5 minutes after it was stored, whatever the headers say.
+        register(policy: CachePolicy.CacheAndRenew(freshness: .timeToLive(300)), to: "/users")
+    }
+}
+// README end
+
 // MARK: - What the snippets print
 
 /// The lines the snippets print, in order; a test waits for a number of them.
@@ -498,6 +511,27 @@ final class ReadmeSnippetsTests: LoopbackIntegrationCase {
         } catch let problem as APIProblem {
             XCTAssertEqual(problem.code, "gone")
         }
+    }
+
+    func testHTTPCache() throws {
+        server.route("GET", "/users/1") { request in
+            // The ETag the cache stored comes back: unchanged, no body.
+            if request.headers["If-None-Match"] == "\"7\"" { return LoopbackResponse(status: 304) }
+            var response = LoopbackResponse.json(User(id: 1, name: "Alice"))
+            response.headers["ETag"] = "\"7\""
+            response.headers["Cache-Control"] = "max-age=0"
+            return response
+        }
+        let client = Client(manager: try Manager.Builder().url(baseURL).add(interceptor: HTTPUsersCache()).build())
+
+        let first = try client.rx.response(GetUser(id: 1)).toBlocking(timeout: 10).toArray()
+        let second = try client.rx.response(GetUser(id: 1)).toBlocking(timeout: 10).toArray()
+
+        XCTAssertEqual(first.map(\.value), [alice])
+        XCTAssertEqual(second.map(\.value), [alice], "the stored body, confirmed by a 304")
+        XCTAssertEqual(second.map(\.source), [.cache])
+        XCTAssertEqual(second.map(\.statusCode), [304])
+        XCTAssertEqual(server.requestCount, 2)
     }
 
     func testLoggingVerbosityAndRedaction() throws {

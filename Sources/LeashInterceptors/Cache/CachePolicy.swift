@@ -25,6 +25,16 @@ public protocol CachingPolicy: Sendable {
     /// Whether an execution that failed with `error` is answered from the cache instead
     /// (when it holds a body), marked `.cache`.
     func answersFromCache(after error: Swift.Error) -> Bool
+
+    /// How long stored bodies stay fresh, and whether HTTP's caching headers count;
+    /// `nil` (the default) uses a stored body however old it is. See `CacheFreshness`.
+    var freshness: CacheFreshness? { get }
+}
+
+extension CachingPolicy {
+    /// `nil`: a stored body is used however old it is (what policies written before
+    /// `CacheFreshness` existed keep doing).
+    public var freshness: CacheFreshness? { nil }
 }
 
 /// The cache policies Leash ships, spelled as Leash's were: `CachePolicy.CacheAndRenew()`.
@@ -36,9 +46,18 @@ public enum CachePolicy {
     ///
     /// If the network then fails, the execution fails after the cached value (the caller
     /// learns that the data could not be renewed).
+    ///
+    /// With a `freshness`, a fresh body is handed back alone (nothing to renew), and a
+    /// stale one first, then renewed (a `304` hands the stored body back again, marked
+    /// `.cache`, with the 304 in its details).
     public struct CacheAndRenew: CachingPolicy {
-        /// The policy.
-        public init() {}
+        /// How long stored bodies stay fresh; `nil`: always renewed.
+        public let freshness: CacheFreshness?
+
+        /// The policy; with a `freshness`, fresh bodies are not renewed.
+        public init(freshness: CacheFreshness? = nil) {
+            self.freshness = freshness
+        }
 
         /// `.cachedThenNetwork`.
         public var start: CacheStart { .cachedThenNetwork }
@@ -56,13 +75,19 @@ public enum CachePolicy {
     /// request is wrong or not allowed; hiding that behind old data would be a bug. Nor
     /// are cancellation and Leash's own execution timeout, which end the execution
     /// whatever interceptors do.
+    ///
+    /// With a `freshness`, the request asks whether a stored body with validators changed
+    /// (a `304` is answered with it), and a failure is answered even with a stale body.
     public struct CacheOnlyOnError: CachingPolicy {
         /// Whether 5xx statuses are answered from the cache.
         public let includesServerErrors: Bool
+        /// How stored bodies are revalidated; `nil`: never.
+        public let freshness: CacheFreshness?
 
         /// The policy; `includingServerErrors: false` answers transport failures only.
-        public init(includingServerErrors: Bool = true) {
+        public init(includingServerErrors: Bool = true, freshness: CacheFreshness? = nil) {
             self.includesServerErrors = includingServerErrors
+            self.freshness = freshness
         }
 
         /// `.network`.
@@ -83,9 +108,17 @@ public enum CachePolicy {
 
     /// Answers from the cache and skips the network when a body is stored; otherwise
     /// goes to the network (and stores its body): for data that never changes.
+    ///
+    /// With a `freshness`, only a fresh body is answered from the cache; a stale one goes
+    /// to the network (asking whether it changed, if it has validators).
     public struct CacheElseNetwork: CachingPolicy {
-        /// The policy.
-        public init() {}
+        /// How long stored bodies stay fresh; `nil`: forever.
+        public let freshness: CacheFreshness?
+
+        /// The policy; with a `freshness`, stale bodies go to the network.
+        public init(freshness: CacheFreshness? = nil) {
+            self.freshness = freshness
+        }
 
         /// `.cachedElseNetwork`.
         public var start: CacheStart { .cachedElseNetwork }

@@ -10,6 +10,10 @@ import Foundation
 ///   stored;
 /// - `data(for:)` returns exactly what the last `save` for the same key stored, or `nil`.
 ///
+/// A store holds opaque `Data`: a `CacheInterceptor` saves a `CacheEntry`'s `storedData`,
+/// which is the bare body for policies without a `CacheFreshness` and an envelope of body
+/// and metadata for those with one, so a store needs nothing more for HTTP caching.
+///
 /// Leash ships `InMemoryDataStore` and `DiskDataStore`.
 ///
 /// ```swift

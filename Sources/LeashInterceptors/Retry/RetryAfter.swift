@@ -24,22 +24,7 @@ enum RetryAfter {
             // the policy caps it.
             return Double(value)
         }
-        guard let date = httpDate(value) else { return nil }
+        guard let date = HTTPDate.parse(value) else { return nil }
         return max(date.timeIntervalSince(now), 0)
-    }
-
-    /// The date of an HTTP-date in any of its three forms.
-    private static func httpDate(_ value: String) -> Date? {
-        // asctime pads single-digit days with a space ("Nov  6"): collapse runs of spaces.
-        let normalized = value.split(separator: " ", omittingEmptySubsequences: true).joined(separator: " ")
-        // A formatter per call: they are not thread-safe, and this runs once per retry.
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        for format in ["EEE, dd MMM yyyy HH:mm:ss zzz", "EEEE, dd-MMM-yy HH:mm:ss zzz", "EEE MMM d HH:mm:ss yyyy"] {
-            formatter.dateFormat = format
-            if let date = formatter.date(from: normalized) { return date }
-        }
-        return nil
     }
 }
