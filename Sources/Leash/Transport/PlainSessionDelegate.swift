@@ -49,6 +49,9 @@ final class PlainSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked S
         lock.withLock { reports[task.taskIdentifier] }
     }
 
+    /// How many tasks' reports are kept (for tests: 0 once every task ended).
+    var reportCount: Int { lock.withLock { reports.count } }
+
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
         newRequest request: URLRequest, completionHandler: @escaping (URLRequest?) -> Void

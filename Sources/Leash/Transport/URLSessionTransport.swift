@@ -64,7 +64,7 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
 
     /// The plain-request session's delegate: declines redirects, keeps metrics, judges
     /// server trust.
-    private let delegate: PlainSessionDelegate
+    let delegate: PlainSessionDelegate
 
     private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
 

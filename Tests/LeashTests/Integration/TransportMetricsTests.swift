@@ -1,0 +1,51 @@
+import Foundation
+import LeashTestSupport
+import LoopbackServer
+import Rx
+import XCTest
+
+@testable import Leash
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Metrics come where URLSession collects them (Apple platforms, and the Apple-branches
+/// build's bookkeeping on Linux); the bookkeeping never outlives a task.
+final class TransportMetricsTests: LoopbackIntegrationCase {
+    func testMetrics_areThereExactlyWhereThePlatformCollectsThem() throws {
+        let response = try outcome(try makeClient(), SpecEndpoint("/json"), DataResponseSerializer())
+        XCTAssertEqual(response.statusCode, 200)
+        #if canImport(FoundationNetworking)
+            // FoundationNetworking never reports metrics to a session's delegate.
+            XCTAssertNil(response.details?.metrics)
+        #else
+            let metrics = try XCTUnwrap(response.details?.metrics)
+            XCTAssertEqual(metrics.transactions.last?.responseBodyBytes, Int64(response.data?.count ?? -1))
+            XCTAssertEqual(metrics.redirectCount, 0, "Leash follows redirects, not URLSession")
+        #endif
+    }
+
+    func testTaskReports_areForgottenWhenTasksEnd_finishedOrCancelled() throws {
+        let transport = URLSessionTransport()
+        let client = try makeClient { $0.transport(transport) }
+        server.route("GET", "/slow", response: LoopbackResponse(body: Data("late".utf8), delay: 5))
+        for _ in 0..<20 {
+            _ = try outcome(client, SpecEndpoint("/json"), DataResponseSerializer())
+        }
+        // Cancelled while waiting, and disposed before the task could start.
+        for _ in 0..<20 {
+            client.execution(SpecEndpoint("/slow"), serializer: DataResponseSerializer()).subscribe().dispose()
+        }
+        let started = client.execution(SpecEndpoint("/slow"), serializer: DataResponseSerializer()).subscribe()
+        waitForServer("the slow request arrived") { $0.requestCount >= 21 }
+        started.dispose()
+        let deadline = Date(timeIntervalSinceNow: 5)
+        // Cancelled tasks report on URLSession's queue a moment after the dispose: polled, as no
+        // event tells when.
+        while transport.delegate.reportCount > 0, Date() < deadline {
+            RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
+        }
+        XCTAssertEqual(transport.delegate.reportCount, 0)
+    }
+}
