@@ -179,6 +179,36 @@ final class HTTPUsersCache: CacheInterceptor, @unchecked Sendable {
 }
 // README end
 
+// README: redirect policies
+// Follow only within the API's own host, telling the next hop where it came from.
+let withinTheAPI = RedirectPolicy.custom { redirect in
+    guard redirect.proposedRequest.url?.host == redirect.request.url?.host else { return nil }
+    var next = redirect.proposedRequest
+    next.setValue("hop-\(redirect.hop)", forHTTPHeaderField: "X-Redirect-Hop")
+    return next
+}
+
+struct StartCheckout: Endpoint {
+    var path: String { "/checkout" }
+    var method: HTTPMethod { .post }
+    var redirectPolicy: RedirectPolicy? { .doNotFollow }  // the 303 is the answer
+}
+// README end
+
+// README: metrics
+func logConnectionReuse(_ response: Response<User>) {
+    if let transaction = response.details?.metrics?.transactions.last {
+        print("reused connection: \(transaction.isReusedConnection), \(transaction.responseBodyBytes) bytes")
+    }
+}
+// README end
+
+/// `GET /users/old`, which the redirect tests move.
+struct MovedUsers: Endpoint {
+    var path: String { "/users/old" }
+    var method: HTTPMethod { .get }
+}
+
 // MARK: - What the snippets print
 
 /// The lines the snippets print, in order; a test waits for a number of them.
@@ -471,6 +501,70 @@ final class ReadmeSnippetsTests: LoopbackIntegrationCase {
         let traced = try await TracingClient(manager: signedManager).execute(EchoRequest())
         XCTAssertEqual(traced.headers["x-request-id"]?.count, 36, "the override's header")
         XCTAssertEqual(traced.headers["x-attempt"], "1", "and what the manager adds")
+    }
+
+    func testRedirects() async throws {
+        server.route("GET", "/users/old", response: LoopbackResponse(status: 301, headers: ["Location": "/echo"]))
+        server.route("POST", "/checkout", response: LoopbackResponse(status: 303, headers: ["Location": "/orders/7"]))
+        // README: redirects
+        let manager = try Manager.Builder()
+            .url(baseURL)
+            .redirects(.follow(limit: 5))  // by default .follow: up to 20 hops
+            .build()
+        // README end
+        let client = Client(manager: manager)
+        let moved = MovedUsers()
+        let followed: LoopbackServer.EchoedRequest = try await client.execute(moved)
+        XCTAssertEqual(followed.path, "/echo")
+
+        let guarded = Client(manager: try Manager.Builder().url(baseURL).redirects(withinTheAPI).build())
+        let hop: LoopbackServer.EchoedRequest = try await guarded.execute(moved)
+        XCTAssertEqual(hop.headers["x-redirect-hop"], "hop-1")
+
+        do {
+            let _: Data = try await client.execute(StartCheckout())
+            XCTFail("the 303 is not an acceptable status")
+        } catch {
+            XCTAssertEqual(error.leashError?.statusCode, 303)
+            guard case .unacceptableStatusCode(let failure)? = error.leashError else { return XCTFail("\(error)") }
+            XCTAssertEqual(failure.headers["Location"], "/orders/7")
+        }
+        XCTAssertEqual(server.requestCount, 5, "two hops each, then the 303 alone")
+    }
+
+    #if canImport(Security)
+        func testServerTrust() throws {
+            let certificateData = Data()
+            // README: server trust
+            // Apple platforms: the public key of the certificate the API's server presents.
+            let pinned = ServerTrustPolicy.pinnedPublicKeys(ServerTrustPolicy.publicKeys(of: [certificateData]))
+            let pinnedTransport = URLSessionTransport(serverTrust: ["api.example.com": pinned])
+            // README end
+            XCTAssertEqual(
+                ServerTrustPolicy.publicKeys(of: [certificateData]), [], "data that is not a certificate is skipped")
+            XCTAssertNotNil(pinnedTransport.configuration.httpCookieStorage)
+        }
+    #endif
+
+    func testMetrics() throws {
+        let client = try makeClient()
+        let received = expectation(description: "the callback ran")
+        client.execute(GetUser(id: 1)) { (response: Response<User>) in
+            logConnectionReuse(response)
+            XCTAssertEqual(response.value, User(id: 1, name: "Alice"))
+            #if canImport(FoundationNetworking)
+                XCTAssertNil(response.details?.metrics, "FoundationNetworking measures nothing")
+            #else
+                XCTAssertNotNil(response.details?.metrics)
+            #endif
+            received.fulfill()
+        }
+        wait(for: [received], timeout: 10)
+        #if canImport(FoundationNetworking)
+            XCTAssertEqual(printed.all, [])
+        #else
+            XCTAssertEqual(printed.all.first?.hasPrefix("reused connection: "), true)
+        #endif
     }
 
     func testReadyMadeInterceptors() throws {
