@@ -1,8 +1,8 @@
 import Foundation
 import Rx
 
-/// One subscription made by `ExecutionPipeline.subscribe` (the events form, transfers,
-/// streams, and executions with serialization interceptors): ends the execution when
+/// One subscription made by `ExecutionPipeline.subscribe` (the events form, transfers and
+/// streams; the values forms have `SerializingObserver`): ends the execution when
 /// its deadline passes or its manager's `cancelAll()` runs, removes the files it made
 /// whatever ends it, and stays in the manager's registry while it is in flight.
 final class PipelineSubscription<Element>: Disposable, DeadlineTarget, ManagedExecution, @unchecked Sendable {
