@@ -104,8 +104,10 @@ private struct ValueUnwrapper<Downstream: ObserverType>: ObserverType {
 /// `SerialObserver`, so it may be called at any time), and the manager's `cancelAll()`
 /// (with `LeashError.cancelled`), which, without a `SerialObserver` to call through,
 /// leaves the error to the thread delivering a value if there is one, so that the
-/// downstream is never called concurrently. The deadline is let go as soon as the stream
-/// ends; the manager's registry holds this observer until then.
+/// downstream is never called concurrently. Whatever ends the stream first (and only that)
+/// tells the manager's end observers, before the downstream hears of it. The deadline is
+/// let go as soon as the stream ends; the manager's registry holds this observer until
+/// then.
 private final class SerializingObserver<Serializer: ResponseSerializer, Downstream: ObserverType>: ObserverType,
     Disposable, DeadlineTarget, OutcomeObserver, ManagedExecution, @unchecked Sendable
 where Downstream.Element == Response<Serializer.SerializedObject> {
@@ -163,6 +165,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     private func end(with error: Swift.Error) {
         guard stop() else { return }
         stages.release()
+        stages.ended(.failed(error))
         downstream.onError(error)
         release(disposingUpstream: false)
     }
@@ -170,6 +173,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     /// Upstream completed.
     private func complete() {
         guard stop() else { return }
+        stages.ended(.completed)
         downstream.onCompleted()
         release(disposingUpstream: false)
     }
@@ -202,6 +206,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     private func fail(_ error: Swift.Error) {
         guard stop() else { return }
         stages.release()
+        stages.ended(.failed(error))
         downstream.onError(error)
         release(disposingUpstream: true)
     }
@@ -236,7 +241,9 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         // Only with a deadline, whose downstream is a `SerialObserver`: safe from here.
         guard stop() else { return }
         stages.release()
-        downstream.onError(LeashError.timeout(seconds: seconds))
+        let error = LeashError.timeout(seconds: seconds)
+        stages.ended(.failed(error))
+        downstream.onError(error)
         release(disposingUpstream: true)
     }
 
@@ -262,13 +269,15 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     private func endCancelled() {
         registry.remove(self)
         stages.release()
+        stages.ended(.failed(LeashError.cancelled))
         downstream.onError(LeashError.cancelled)
         release(disposingUpstream: true)
     }
 
     func dispose() {
-        _ = stop()
+        let stopped = stop()
         release(disposingUpstream: true)
+        if stopped { stages.ended(.disposed) }
     }
 
     /// Marks the stream stopped and takes it out of the registry; false if it already was
