@@ -18,12 +18,15 @@ struct ExecutionEnding: @unchecked Sendable {
     }
 
     private let observers: [ExecutionEndObserver]
-    private let state = LockedState(State())
+    private let state: LockedState<State>
 
-    /// An ending for `observers`, or `nil` if there are none.
+    /// An ending for `observers`, or `nil` if there are none. (The state is made after the
+    /// check, not as a property's default value: that would be allocated, and freed,
+    /// for every execution without observers too.)
     init?(observers: [ExecutionEndObserver]) {
         guard !observers.isEmpty else { return nil }
         self.observers = observers
+        self.state = LockedState(State())
     }
 
     /// `context`'s attempt began (or its request was adapted): it is the last one so far.
