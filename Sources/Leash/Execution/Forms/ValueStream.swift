@@ -140,12 +140,26 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     }
 
     func on(_ event: Event<Response<Data>>) {
+        handle(event) { data, extra in try pipeline.serializedValue(of: data, extra: extra) }
+    }
+
+    /// One event of the composed pipeline (with serialization interceptors), whose values
+    /// are serialized already.
+    func onSerialized(_ event: Event<Response<Serializer.SerializedObject>>) {
+        handle(event) { value, _ in value }
+    }
+
+    /// Hands on upstream's `event`, each value as `serialized` makes it.
+    private func handle<Upstream>(
+        _ event: Event<Response<Upstream>>,
+        serialized: (Upstream, Any?) throws -> Serializer.SerializedObject
+    ) {
         guard phase.compareExchange(expected: Phase.idle, desired: Phase.delivering) else { return }
         switch event {
-        case .next(.success(let data, let extra)):
+        case .next(.success(let upstream, let extra)):
             let value: Serializer.SerializedObject
             do {
-                value = try pipeline.serializedValue(of: data, extra: extra)
+                value = try serialized(upstream, extra)
             } catch {
                 fail(error)
                 return
@@ -176,23 +190,6 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         stages.ended(.completed)
         downstream.onCompleted()
         release(disposingUpstream: false)
-    }
-
-    /// One event of the composed pipeline (with serialization interceptors), whose values
-    /// are serialized already.
-    func onSerialized(_ event: Event<Response<Serializer.SerializedObject>>) {
-        guard phase.compareExchange(expected: Phase.idle, desired: Phase.delivering) else { return }
-        switch event {
-        case .next(.success(let value, let extra)):
-            downstream.onNext(.success(value: value, extra: pipeline.details(of: extra)))
-            endDelivery()
-        case .next(.failure(let error)):
-            fail(error)
-        case .error(let error):
-            end(with: error)
-        case .completed:
-            complete()
-        }
     }
 
     /// A value was handed on: the next event may come, unless a cancel came meanwhile,
