@@ -125,9 +125,16 @@ final class ExecutionEndObserverTests: VirtualTimeTestCase {
         }
     }
 
-    func testDispose_isToldOnce_asDisposed_andNothingAfter() throws {
+    /// For every form, without and with a timeout: starts an execution that takes 10 s,
+    /// runs `interrupt` 5 s in, lets 100 s pass, and checks what the end observer and the
+    /// subscriber were told.
+    private func interruptEveryForm(
+        expecting summary: String, failures expected: [String],
+        _ interrupt: (_ client: Client, _ subscription: Disposable) -> Void
+    ) throws {
         for form in Form.allCases {
             for timeout in [nil, 60 as TimeInterval?] {
+                let context = "\(form), timeout \(String(describing: timeout))"
                 let recorder = EndRecorder()
                 let client = try makeClient(form, recorder)
                 transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(10)))
@@ -135,36 +142,29 @@ final class ExecutionEndObserverTests: VirtualTimeTestCase {
 
                 let subscription = subscribe(form, client, PipelineEndpoint(timeout: timeout), failures: failures)
                 scheduler.advanceTo(scheduler.clock + 5)
-                XCTAssertEqual(recorder.summaries, [], "\(form), timeout \(String(describing: timeout)): not yet")
-                subscription.dispose()
-                subscription.dispose()
+                XCTAssertEqual(recorder.summaries, [], "\(context): not yet")
+                interrupt(client, subscription)
                 scheduler.advanceTo(scheduler.clock + 100)
+                subscription.dispose()
 
-                XCTAssertEqual(
-                    recorder.summaries, ["disposed after 1"], "\(form), timeout \(String(describing: timeout))")
-                XCTAssertEqual(failures.value, [], "\(form)")
+                XCTAssertEqual(recorder.summaries, [summary], context)
+                XCTAssertEqual(failures.value, expected, context)
             }
         }
     }
 
+    func testDispose_isToldOnce_asDisposed_andNothingAfter() throws {
+        try interruptEveryForm(expecting: "disposed after 1", failures: []) { _, subscription in
+            subscription.dispose()
+            subscription.dispose()
+        }
+    }
+
     func testCancelAll_isToldOnce_asCancelled() throws {
-        for form in Form.allCases {
-            for timeout in [nil, 60 as TimeInterval?] {
-                let recorder = EndRecorder()
-                let client = try makeClient(form, recorder)
-                transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(10)))
-                let failures = SpecLocked<[String]>([])
-
-                let subscription = subscribe(form, client, PipelineEndpoint(timeout: timeout), failures: failures)
-                scheduler.advanceTo(scheduler.clock + 5)
-                client.manager.cancelAll()
-                scheduler.advanceTo(scheduler.clock + 100)
-                subscription.dispose()
-
-                let context = "\(form), timeout \(String(describing: timeout))"
-                XCTAssertEqual(recorder.summaries, ["failed(\(LeashError.cancelled)) after 1"], context)
-                XCTAssertEqual(failures.value, ["\(LeashError.cancelled)"], context)
-            }
+        try interruptEveryForm(
+            expecting: "failed(\(LeashError.cancelled)) after 1", failures: ["\(LeashError.cancelled)"]
+        ) { client, _ in
+            client.manager.cancelAll()
         }
     }
 
