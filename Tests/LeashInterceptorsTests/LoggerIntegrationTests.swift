@@ -71,4 +71,31 @@ final class LoggerIntegrationTests: LoopbackIntegrationCase {
         XCTAssertTrue(logger.messages[2].contains("\n    Authorization: ***"), logger.messages[2])
         XCTAssertFalse(logger.messages.joined().contains("Bearer"), "\(logger.messages)")
     }
+
+    func testFailedRefresh_endsTheLogWithTheRefreshFailure_atErrorLevel() throws {
+        let authenticator = SpecAuthenticator(token: "stale")
+        server.route("GET", "/items") { _ in .status(401) }
+        let refresher = TokenRefresher(authenticator: authenticator) {
+            Completable.error(URLError(.userAuthenticationRequired))
+        }
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient {
+            $0.add(interceptor: LoggerInterceptor(logger: logger)).refreshing(with: refresher)
+        }
+        let items = server.url(path: "/items").absoluteString
+
+        let outcome = cacheSpecRun(client, CacheSpecEndpoint("/items"), as: CacheSpecExpense.self)
+
+        guard case .authenticationFailed? = outcome.error as? LeashError else {
+            return XCTFail("\(String(describing: outcome.error))")
+        }
+        // The 401 was logged as a refresh to come; the execution's end says it failed, once.
+        XCTAssertEqual(logger.all.map(\.level), [.debug, .info, .error], "\(logger.all)")
+        XCTAssertEqual(logger.messages.first, "👉👉👉 GET \(items)")
+        XCTAssertTrue(logger.messages[1].hasPrefix("↻↻↻ GET \(items) → 401 in "), logger.messages[1])
+        let end = logger.messages[2]
+        XCTAssertTrue(end.hasPrefix("✗✗✗ GET \(items) in "), end)
+        XCTAssertTrue(end.contains(": token refresh failed: "), end)
+        XCTAssertTrue(end.hasSuffix("\(URLError(.userAuthenticationRequired))"), end)
+    }
 }

@@ -132,4 +132,75 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
         XCTAssertEqual(logger.messages.first(where: { $0.hasPrefix("↻") }), nil, "\(logger.all)")
         XCTAssertEqual(logger.all.last?.level, .error)
     }
+
+    // MARK: The execution's end
+
+    func testFailedRefresh_isLoggedAtTheExecutionsEnd_asAnError() throws {
+        stubProtected(accepting: "fresh")
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)]) { builder in
+            builder.refreshing(with: makeRefresher(storing: nil))
+        }
+
+        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        guard case .authenticationFailed? = cacheSpecError(observer) as? LeashError else {
+            return XCTFail("\(String(describing: cacheSpecError(observer)))")
+        }
+        XCTAssertEqual(
+            logger.all,
+            [
+                .init(level: .debug, message: "👉👉👉 GET \(url)"),
+                .init(level: .info, message: "↻↻↻ GET \(url) → 401 in 10.00 s: refreshing the token and retrying"),
+                .init(
+                    level: .error,
+                    message: "✗✗✗ GET \(url) in 10.00 s: token refresh failed: \(URLError(.userAuthenticationRequired))"
+                ),
+            ])
+    }
+
+    func testTimeout_isLoggedAtTheExecutionsEnd_onceWithItsDuration() throws {
+        stubProtected(accepting: "fresh")
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)]) { $0.timeout(5) }
+
+        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        XCTAssertEqual("\(cacheSpecError(observer).map { "\($0)" } ?? "no error")", "\(LeashError.timeout(seconds: 5))")
+        XCTAssertEqual(
+            logger.all,
+            [
+                .init(level: .debug, message: "👉👉👉 GET \(url)"),
+                .init(level: .error, message: "✗✗✗ GET \(url) in 5.00 s: \(LeashError.timeout(seconds: 5))"),
+            ])
+    }
+
+    func testCancelAll_isLoggedAtTheExecutionsEnd_atInfoLevel() throws {
+        stubProtected(accepting: "fresh")
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)])
+        scheduler.scheduleAt(203) { client.manager.cancelAll() }
+
+        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        XCTAssertEqual("\(cacheSpecError(observer).map { "\($0)" } ?? "no error")", "\(LeashError.cancelled)")
+        XCTAssertEqual(
+            logger.all,
+            [
+                .init(level: .debug, message: "👉👉👉 GET \(url)"),
+                .init(level: .info, message: "✗✗✗ GET \(url) in 3.00 s: \(LeashError.cancelled)"),
+            ])
+    }
+
+    func testDisposedExecution_logsNothingMore() throws {
+        stubProtected(accepting: "fresh")
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)])
+
+        _ = scheduler.start(disposed: 205) {
+            client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
+
+        XCTAssertEqual(logger.messages, ["👉👉👉 GET \(url)"])
+    }
 }

@@ -105,7 +105,12 @@ final class LoggerVerbosityTests: CacheSpecStubTestCase {
             )
         }
 
-        let outcomes = logger.all.filter { !$0.message.hasPrefix("👉") }.map(\.message)
+        // Neither body decodes as JSON `Data`: each execution then ends with a decoding
+        // error, after the completion stage, logged once at its end.
+        let ends = logger.all.filter { $0.message.hasPrefix("✗✗✗") }
+        XCTAssertEqual(ends.map(\.level), [.error, .error], "\(logger.all)")
+        XCTAssertTrue(ends.allSatisfy { $0.message.contains("Could not decode Data") }, "\(ends)")
+        let outcomes = logger.all.filter { !$0.message.hasPrefix("👉") && !$0.message.hasPrefix("✗") }.map(\.message)
         XCTAssertEqual(outcomes.count, 2, "\(logger.all)")
         XCTAssertEqual(outcomes.first?.split(separator: "\n").last, "    ééé… (20 bytes in all)")
         XCTAssertEqual(outcomes.last?.split(separator: "\n").last, "    <4 bytes of binary>")

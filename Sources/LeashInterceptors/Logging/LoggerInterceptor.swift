@@ -17,7 +17,12 @@ import Leash
 ///   `RetryInterceptor` retries), `↻↻↻ GET … → 401 in 12 ms: refreshing the token and
 ///   retrying` (info), not an error: those interceptors say so as `RetryForecasting`;
 /// - for a failure, `✖✖✖ GET https://api.example.com/users → 404 in 12 ms` (debug) and
-///   then the error's description (error level).
+///   then the error's description (error level);
+/// - for a failure that ends the execution after the completion stage, where the lines
+///   above cannot see it (the `LeashError.authenticationFailed` of a token refresh that
+///   failed, a serialization error, the timeout), `✗✗✗ GET … in 2.35 s: token refresh
+///   failed: …` (error level; `LeashError.cancelled`, from `Manager.cancelAll()`, at info
+///   level). A failure already logged as `✖✖✖` is not logged again.
 ///
 /// With `verbosity: .headers`, each line is followed by the request's or the response's
 /// headers, one per line and indented, the values of `redaction`'s headers shown as
@@ -29,14 +34,10 @@ import Leash
 ///     logger: PrintLogger(), verbosity: .bodies, redacting: HeaderRedaction(also: ["X-Api-Key"]), bodyLimit: 512)
 /// ```
 ///
-/// It is an execution and a completion interceptor and always proceeds: it never changes
-/// an execution. Add it first to see every request before other interceptors act on it.
-///
-/// What it cannot see: an error raised after the completion stage, such as the
-/// `LeashError.authenticationFailed` of a token refresh that failed, reaches the caller
-/// without passing the completion interceptors again; the refresher reports those on
-/// `TokenRefresher.refreshFailures`.
-public final class LoggerInterceptor: ExecutionInterceptor, CompletionInterceptor, Sendable {
+/// It is an execution and a completion interceptor, which always proceeds (it never
+/// changes an execution), and an `ExecutionEndObserver`. Add it first to see every request
+/// before other interceptors act on it.
+public final class LoggerInterceptor: ExecutionInterceptor, CompletionInterceptor, ExecutionEndObserver, Sendable {
     /// Where the lines go.
     public let logger: Logger
     /// How much is written about each attempt.
@@ -90,9 +91,33 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
         case .success:
             logger.logDebug("✔✔✔ \(summary)\(details)")
         case .failure(let error):
+            clock.loggedFailure(chain.request)
             logger.logDebug("✖✖✖ \(summary)\(details)")
             logger.logError(error)
         }
+    }
+
+    /// Logs a failure that ended the execution without passing the completion stage's
+    /// lines above (raised after that stage, or ending the execution from outside it).
+    public func executionDidEnd(_ end: ExecutionEnd) {
+        let now = end.client.manager.scheduler.now
+        let attempt = end.lastAttempt.map { clock.finish($0.request, now: now) }
+        guard let error = end.error, attempt?.loggedFailure != true else { return }
+        var line = "✗✗✗ \(Self.describe(end.endpoint, request: end.lastAttempt?.request, error: error))"
+        if let elapsed = attempt?.elapsed { line += " in \(Self.duration(elapsed))" }
+        line += ": \(Self.reason(error))"
+        if case .cancelled? = error as? LeashError {
+            logger.logInfo(line)
+        } else {
+            logger.logError(line)
+        }
+    }
+
+    /// What ended an execution, in a few words when Leash knows better than the error's
+    /// sentence (which speaks to the app, not to the log's reader).
+    private static func reason(_ error: Swift.Error) -> String {
+        guard case .authenticationFailed(let underlying)? = error as? LeashError else { return "\(error)" }
+        return "token refresh failed" + (underlying.map { ": \($0)" } ?? "")
     }
 
     // MARK: Lines
@@ -166,13 +191,19 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
     /// `METHOD URL` of the chain's request; `METHOD path` of the endpoint when the request
     /// could not be built (the chain then holds a placeholder request, not the endpoint's).
     private static func describe<Value>(_ chain: InterceptorChain<Value>, outcome: Response<Data>? = nil) -> String {
-        switch outcome?.error as? LeashError {
+        describe(chain.endpoint, request: chain.request, error: outcome?.error)
+    }
+
+    /// `METHOD URL` of `request`; `METHOD path` of `endpoint` without one, or when it could
+    /// not be built (see above).
+    private static func describe(_ endpoint: Endpoint, request: DataRequest?, error: Swift.Error?) -> String {
+        switch error as? LeashError {
         case .invalidURL?, .encoding?:
-            return "\(chain.endpoint.method.rawValue) \(chain.endpoint.path)"
+            return "\(endpoint.method.rawValue) \(endpoint.path)"
         default:
-            let request = chain.request.urlRequest
-            let method = request?.httpMethod ?? chain.endpoint.method.rawValue
-            let url = request?.url?.absoluteString ?? chain.endpoint.path
+            let urlRequest = request?.urlRequest
+            let method = urlRequest?.httpMethod ?? endpoint.method.rawValue
+            let url = urlRequest?.url?.absoluteString ?? endpoint.path
             return "\(method) \(url)"
         }
     }

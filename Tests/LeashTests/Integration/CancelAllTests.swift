@@ -107,6 +107,32 @@ final class CancelAllTests: LoopbackIntegrationCase {
         XCTAssertEqual(client.manager.executions.count, 0, "a finished execution leaves the registry")
     }
 
+    func testCancelAll_withASerializationInterceptor_endsTheValuesFormsWithCancelled() throws {
+        // The values forms then take the composed pipeline's values, without and with a
+        // deadline: the same observer ends them.
+        let client = try makeClient { $0.add(interceptor: ProceedingSerializationInterceptor()) }
+        let disposeBag = DisposeBag()
+        var forms: [XCTestExpectation] = []
+        for (form, timeout) in [("values", nil), ("values with a timeout", 60 as TimeInterval?)] {
+            let done = expectation(description: form)
+            forms.append(done)
+            client.bareValues(SpecEndpoint("/hang", timeout: timeout), serializer: DataResponseSerializer())
+                .subscribe(onNext: { _ in XCTFail("a value") }, onError: { self.record(form, $0, done) })
+                .disposed(by: disposeBag)
+        }
+        waitForServer("every request") { $0.requestCount >= 2 }
+        XCTAssertEqual(client.manager.executions.count, 2)
+
+        client.manager.cancelAll()
+
+        wait(for: forms, timeout: 10)
+        XCTAssertEqual(endings.value, ["values": Self.cancelled, "values with a timeout": Self.cancelled])
+        XCTAssertEqual(client.manager.executions.count, 0)
+        let later = try outcome(client, SpecEndpoint("/delay/1"), DataResponseSerializer())
+        XCTAssertEqual(later.statusCode, 200, "\(later)")
+        XCTAssertEqual(client.manager.executions.count, 0, "a finished execution leaves the registry")
+    }
+
     func testCancelAll_leavesOtherManagersAndFinishedExecutionsAlone() throws {
         let client = try makeClient()
         let other = try makeClient()
@@ -172,5 +198,15 @@ private final class NeverOpeningGate: RequestGate, @unchecked Sendable {
     func admission(for endpoint: Endpoint, attempt: Int) -> Completable? {
         let flag = waitWasDisposed
         return Completable.create { _ in Disposables.create { flag.withLock { $0 = true } } }
+    }
+}
+
+/// A serialization interceptor that lets every value through.
+private struct ProceedingSerializationInterceptor: SerializationInterceptor {
+    func intercept<Serializer: ResponseSerializer>(
+        chain: InterceptorChain<Serializer.SerializedObject>, response: Response<Data>,
+        result: Result<Serializer.SerializedObject, Swift.Error>, serializer: Serializer
+    ) {
+        chain.proceed()
     }
 }

@@ -4,11 +4,12 @@ import Rx
 /// An execution's values (`ExecutionPipeline.values`) as a typed observable, which the
 /// callback and `async` forms subscribe to directly.
 ///
-/// Without serialization interceptors (the common case) one observer serializes the data
-/// stages' outcomes and hands the values on: it stands where a general-purpose `map` and
-/// the wrappers around it would, each of which costs allocations and, being generic code
-/// from another module, look-ups of generic metadata, per execution. With serialization
-/// interceptors, which may retry, the composed pipeline is used.
+/// One observer (`SerializingObserver`) ends every execution of these forms: it stands
+/// where a general-purpose `map` and the wrappers around it would, each of which costs
+/// allocations and, being generic code from another module, look-ups of generic metadata,
+/// per execution. Without serialization interceptors (the common case) it serializes the
+/// data stages' outcomes itself; with them, which may retry, it takes the values of the
+/// composed pipeline. Either way it is what the deadline and `cancelAll()` end.
 struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked Sendable {
     // @unchecked: immutable (see `ExecutionPipeline`).
     typealias Element = Response<Serializer.SerializedObject>
@@ -19,21 +20,13 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
 
     func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable where Observer.Element == Element {
         let pipeline = self.pipeline
-        guard pipeline.interceptors.serialization.isEmpty else {
-            return pipeline.withDeadline(progress: .none, handoff: handoff) { stages in
-                pipeline.run(attempt: 1, stages: stages).map { try pipeline.successfulResponse($0) }
-            }
-            .subscribe(observer)
-        }
-        // Nothing after the completion stage can retry: the data stages retry in place,
-        // and serializing follows each outcome at once.
         let registry = pipeline.client.manager.executions
         guard let deadline = pipeline.makeDeadline() else {
             let stages = pipeline.stages(progress: .none, handoff: handoff, deadline: nil)
             let serializing = SerializingObserver(
                 pipeline: pipeline, stages: stages, downstream: observer, registry: registry, isSerial: false)
             registry.add(serializing)
-            serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
+            serializing.attach(Self.subscribeUpstream(of: serializing, stages: stages))
             return serializing
         }
         // The deadline fires on a thread of its own, possibly while an outcome is being
@@ -44,8 +37,22 @@ struct ValueStream<Serializer: ResponseSerializer>: ObservableType, @unchecked S
             isSerial: true)
         registry.add(serializing)
         serializing.startDeadline(deadline)
-        serializing.attach(stages.subscribeOutcomes(Self.outcomeObserver(serializing)))
+        serializing.attach(Self.subscribeUpstream(of: serializing, stages: stages))
         return serializing
+    }
+
+    /// Subscribes `serializing` to the stages before it. Without serialization
+    /// interceptors (the common case) nothing after the completion stage can retry: the
+    /// data stages retry in place and `serializing` serializes each outcome at once.
+    /// With them, which may retry, it takes the composed pipeline's serialized values.
+    private static func subscribeUpstream(
+        of serializing: SerializingObserver<Serializer, some ObserverType>, stages: DataStages
+    ) -> Disposable {
+        let pipeline = serializing.pipeline
+        guard pipeline.interceptors.serialization.isEmpty else {
+            return pipeline.run(attempt: 1, stages: stages).subscribe(AnyObserver { serializing.onSerialized($0) })
+        }
+        return stages.subscribeOutcomes(outcomeObserver(serializing))
     }
 
     /// `target` as the data stages' observer, through a non-generic protocol: wrapping a
@@ -86,24 +93,27 @@ private struct ValueUnwrapper<Downstream: ObserverType>: ObserverType {
     }
 }
 
-/// Serializes each outcome of the data stages and hands the value on; the first failure
-/// (an outcome's, or the serializer's) ends the stream and cancels what is still running
-/// upstream (a network request after a cached value, say).
+/// Serializes each outcome of the data stages (or takes the composed pipeline's values,
+/// serialized already) and hands the value on; the first failure (an outcome's, or the
+/// serializer's) ends the stream and cancels what is still running upstream (a network
+/// request after a cached value, say).
 ///
 /// Upstream calls it one event at a time (`AttemptRun` delivers through a
-/// `SerialObserver`). Two things end the stream from other threads: the execution's
+/// `SerialObserver`, and the composed pipeline follows Rx's grammar). Two things end the stream from other threads: the execution's
 /// deadline, if it has one (with `LeashError.timeout`; the downstream is then a
 /// `SerialObserver`, so it may be called at any time), and the manager's `cancelAll()`
 /// (with `LeashError.cancelled`), which, without a `SerialObserver` to call through,
 /// leaves the error to the thread delivering a value if there is one, so that the
-/// downstream is never called concurrently. The deadline is let go as soon as the stream
-/// ends; the manager's registry holds this observer until then.
+/// downstream is never called concurrently. Whatever ends the stream first (and only that)
+/// tells the manager's end observers, before the downstream hears of it. The deadline is
+/// let go as soon as the stream ends; the manager's registry holds this observer until
+/// then.
 private final class SerializingObserver<Serializer: ResponseSerializer, Downstream: ObserverType>: ObserverType,
     Disposable, DeadlineTarget, OutcomeObserver, ManagedExecution, @unchecked Sendable
 where Downstream.Element == Response<Serializer.SerializedObject> {
     // @unchecked: `upstream` and `deadline` are behind `lock`, `phase` is atomic; the rest
     // is immutable.
-    private let pipeline: ExecutionPipeline<Serializer>
+    let pipeline: ExecutionPipeline<Serializer>
     /// The subscription's stages, whose files are removed when the stream ends.
     private let stages: DataStages
     private let downstream: Downstream
@@ -130,12 +140,26 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     }
 
     func on(_ event: Event<Response<Data>>) {
+        handle(event) { data, extra in try pipeline.serializedValue(of: data, extra: extra) }
+    }
+
+    /// One event of the composed pipeline (with serialization interceptors), whose values
+    /// are serialized already.
+    func onSerialized(_ event: Event<Response<Serializer.SerializedObject>>) {
+        handle(event) { value, _ in value }
+    }
+
+    /// Hands on upstream's `event`, each value as `serialized` makes it.
+    private func handle<Upstream>(
+        _ event: Event<Response<Upstream>>,
+        serialized: (Upstream, Any?) throws -> Serializer.SerializedObject
+    ) {
         guard phase.compareExchange(expected: Phase.idle, desired: Phase.delivering) else { return }
         switch event {
-        case .next(.success(let data, let extra)):
+        case .next(.success(let upstream, let extra)):
             let value: Serializer.SerializedObject
             do {
-                value = try pipeline.serializedValue(of: data, extra: extra)
+                value = try serialized(upstream, extra)
             } catch {
                 fail(error)
                 return
@@ -145,15 +169,27 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         case .next(.failure(let error)):
             fail(error)
         case .error(let error):
-            guard stop() else { return }
-            stages.release()
-            downstream.onError(error)
-            release(disposingUpstream: false)
+            end(with: error)
         case .completed:
-            guard stop() else { return }
-            downstream.onCompleted()
-            release(disposingUpstream: false)
+            complete()
         }
+    }
+
+    /// Upstream failed: it is over already.
+    private func end(with error: Swift.Error) {
+        guard stop() else { return }
+        stages.release()
+        stages.ended(.failed(error))
+        downstream.onError(error)
+        release(disposingUpstream: false)
+    }
+
+    /// Upstream completed.
+    private func complete() {
+        guard stop() else { return }
+        stages.ended(.completed)
+        downstream.onCompleted()
+        release(disposingUpstream: false)
     }
 
     /// A value was handed on: the next event may come, unless a cancel came meanwhile,
@@ -167,6 +203,7 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     private func fail(_ error: Swift.Error) {
         guard stop() else { return }
         stages.release()
+        stages.ended(.failed(error))
         downstream.onError(error)
         release(disposingUpstream: true)
     }
@@ -201,7 +238,9 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         // Only with a deadline, whose downstream is a `SerialObserver`: safe from here.
         guard stop() else { return }
         stages.release()
-        downstream.onError(LeashError.timeout(seconds: seconds))
+        let error = LeashError.timeout(seconds: seconds)
+        stages.ended(.failed(error))
+        downstream.onError(error)
         release(disposingUpstream: true)
     }
 
@@ -227,13 +266,15 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     private func endCancelled() {
         registry.remove(self)
         stages.release()
+        stages.ended(.failed(LeashError.cancelled))
         downstream.onError(LeashError.cancelled)
         release(disposingUpstream: true)
     }
 
     func dispose() {
-        _ = stop()
+        let stopped = stop()
         release(disposingUpstream: true)
+        if stopped { stages.ended(.disposed) }
     }
 
     /// Marks the stream stopped and takes it out of the registry; false if it already was

@@ -24,6 +24,8 @@ final class DataStages: @unchecked Sendable {
     /// What operator interceptors record across this execution's attempts; only they see
     /// it, so it is made only when there are some.
     let marks: ExecutionMarks?
+    /// The end the manager's end observers are told of; `nil` without any.
+    let ending: ExecutionEnding?
     /// Where the transport hands its answers, if not on its own queue.
     let handoff: ResponseHandoff?
     /// The subscription's time limits, if it has any.
@@ -54,6 +56,7 @@ final class DataStages: @unchecked Sendable {
         self.acceptableStatusCodes = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
         self.redirectPolicy = endpoint.redirectPolicy ?? client.manager.redirectPolicy
         self.marks = interceptors.operators.isEmpty ? nil : ExecutionMarks()
+        self.ending = ExecutionEnding(observers: interceptors.endObservers)
     }
 
     /// The outcomes of attempt `attempt` and, on `RetrySignal`, of the next ones, up to the
@@ -119,12 +122,13 @@ final class DataStages: @unchecked Sendable {
             adaptRequest?(&urlRequest)
             progress.send(.requestPrepared(urlRequest, attempt: attempt))
             let context = ExecutionContext(
-                client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt, marks: marks)
+                client: client, endpoint: endpoint, request: DataRequest(urlRequest), attempt: attempt, marks: marks,
+                ending: ending)
             return (.success(urlRequest), context)
         } catch {
             let context = ExecutionContext(
                 client: client, endpoint: endpoint, request: DataRequest(URLRequest(url: client.manager.baseURL)),
-                attempt: attempt, marks: marks)
+                attempt: attempt, marks: marks, ending: ending)
             return (.failure(error), context)
         }
     }

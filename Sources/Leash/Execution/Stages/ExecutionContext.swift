@@ -19,20 +19,29 @@ public final class ExecutionContext: @unchecked Sendable {
     public let attempt: Int
     /// Shared by every attempt of the execution (and handed to its interceptor chains).
     let marks: ExecutionMarks?
+    /// The execution's end, if the manager has end observers: each context records
+    /// itself there as the execution's latest.
+    let ending: ExecutionEnding?
 
-    init(client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, marks: ExecutionMarks? = nil) {
+    init(
+        client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, marks: ExecutionMarks? = nil,
+        ending: ExecutionEnding? = nil
+    ) {
         self.client = client
         self.endpoint = endpoint
         self.request = request
         self.attempt = attempt
         self.marks = marks
+        self.ending = ending
+        ending?.attemptBegan(self)
     }
 
     /// This context with `request` as the attempt's request (an execution interceptor
     /// adapted it: see `InterceptorChain.proceed(with:)`).
     func replacingRequest(_ request: URLRequest) -> ExecutionContext {
         ExecutionContext(
-            client: client, endpoint: endpoint, request: DataRequest(request), attempt: attempt, marks: marks)
+            client: client, endpoint: endpoint, request: DataRequest(request), attempt: attempt, marks: marks,
+            ending: ending)
     }
 
     /// Records `mark` for the whole execution: every later attempt sees it. For

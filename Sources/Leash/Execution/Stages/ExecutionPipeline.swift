@@ -106,14 +106,6 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         ValueStream(pipeline: self, handoff: handoff)
     }
 
-    /// A success with its details, or the failure thrown.
-    func successfulResponse(_ response: Response<Value>) throws -> Response<Value> {
-        switch response {
-        case .success(let value, let extra): return .success(value: value, extra: details(of: extra))
-        case .failure(let error): throw error
-        }
-    }
-
     /// The details of a value, as `ResponseExtra.of`, but passing the pipeline's own on
     /// as they are (boxing them again would cost an allocation).
     func details(of extra: Any?) -> Any? {
@@ -149,20 +141,6 @@ struct ExecutionPipeline<Serializer: ResponseSerializer>: @unchecked Sendable {
         if reportsProgress || idle || endpoint.method.allowsBody { return true }
         if case .request = kind { return false }
         return true
-    }
-
-    /// `execution(stages)` with the execution's deadline, if it has one: ended with
-    /// `LeashError.timeout` when a limit passes, unless the deadline was met first (see
-    /// `ExecutionDeadline`), and by the manager's `cancelAll()`. `execution` is made per
-    /// subscription, with stages holding that subscription's deadline.
-    func withDeadline<Element>(
-        progress: ProgressSink, handoff: ResponseHandoff? = nil,
-        _ execution: @escaping @Sendable (DataStages) -> Observable<Element>
-    ) -> Observable<Element> {
-        let pipeline = self
-        return Observable<Element>.create { observer in
-            pipeline.subscribe(SerialObserver(observer), progress: progress, handoff: handoff, execution)
-        }
     }
 
     /// Subscribes `output` to `execution(stages)` with the subscription's own stages and

@@ -9,6 +9,8 @@ final class InterceptorSet: @unchecked Sendable {
     let completion: [CompletionInterceptor]
     let serialization: [SerializationInterceptor]
     let operators: [OperatorInterceptor]
+    /// Not a stage: told of each execution's end (see `ExecutionEnding`).
+    let endObservers: [ExecutionEndObserver]
 
     init(_ interceptors: [Interceptor]) {
         execution = interceptors.compactMap { $0 as? ExecutionInterceptor }
@@ -17,5 +19,6 @@ final class InterceptorSet: @unchecked Sendable {
         completion = interceptors.compactMap { $0 as? CompletionInterceptor }
         serialization = interceptors.compactMap { $0 as? SerializationInterceptor }
         operators = interceptors.compactMap { $0 as? OperatorInterceptor }
+        endObservers = interceptors.compactMap { $0 as? ExecutionEndObserver }
     }
 }

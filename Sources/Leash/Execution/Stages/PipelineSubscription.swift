@@ -1,10 +1,11 @@
 import Foundation
 import Rx
 
-/// One subscription made by `ExecutionPipeline.subscribe` (the events form, transfers,
-/// streams, and executions with serialization interceptors): ends the execution when
-/// its deadline passes or its manager's `cancelAll()` runs, removes the files it made
-/// whatever ends it, and stays in the manager's registry while it is in flight.
+/// One subscription made by `ExecutionPipeline.subscribe` (the events form, transfers and
+/// streams; the values forms have `SerializingObserver`): ends the execution when
+/// its deadline passes or its manager's `cancelAll()` runs, removes the files it made and
+/// tells the manager's end observers whatever ends it, and stays in the manager's
+/// registry while it is in flight.
 final class PipelineSubscription<Element>: Disposable, DeadlineTarget, ManagedExecution, @unchecked Sendable {
     // @unchecked: `output` serialises its events itself, `upstream` is a thread-safe
     // disposable, `isInFlight` is atomic; the rest is immutable.
@@ -26,13 +27,16 @@ final class PipelineSubscription<Element>: Disposable, DeadlineTarget, ManagedEx
         registry.add(self)
     }
 
-    /// The execution sent `event`; a terminal one ends it (its files removed before the
-    /// end is reported).
+    /// The execution sent `event`; a terminal one ends it (its files removed and its end
+    /// observers told before the end is reported), unless its deadline, `cancelAll()` or a
+    /// dispose ended it first: whichever ends it first is the end observers' and the
+    /// subscriber's.
     func on(_ event: Event<Element>) {
         if event.isStopEvent {
-            leaveRegistry()
+            guard leaveRegistry() else { return }
             deadline?.cancel()
             stages.release()
+            stages.ended(ExecutionEnd.Outcome(terminal: event))
         }
         output.on(event)
     }
@@ -47,23 +51,28 @@ final class PipelineSubscription<Element>: Disposable, DeadlineTarget, ManagedEx
     }
 
     func dispose() {
-        leaveRegistry()
+        let wasInFlight = leaveRegistry()
         deadline?.cancel()
         output.release()
         upstream.dispose()
         stages.release()
+        if wasInFlight { stages.ended(.disposed) }
     }
 
-    /// Ends the execution with `error` and cancels what is in flight. `output` delivers
-    /// the error after any event being delivered, and nothing after it.
+    /// Ends the execution with `error` and cancels what is in flight, unless it ended
+    /// already. `output` delivers the error after any event being delivered.
     private func end(with error: Swift.Error) {
-        leaveRegistry()
+        guard leaveRegistry() else { return }
         stages.release()
+        stages.ended(.failed(error))
         output.onError(error)
         upstream.dispose()
     }
 
-    private func leaveRegistry() {
-        if isInFlight.compareExchange(expected: 1, desired: 0) { registry.remove(self) }
+    /// Leaves the registry; `false` if the execution had ended already (it leaves once).
+    private func leaveRegistry() -> Bool {
+        guard isInFlight.compareExchange(expected: 1, desired: 0) else { return false }
+        registry.remove(self)
+        return true
     }
 }
