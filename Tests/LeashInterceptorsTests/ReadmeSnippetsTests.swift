@@ -132,6 +132,7 @@ struct RequestSigner: RequestAdapter {
 }
 
 final class TracingClient: Client, @unchecked Sendable {
+    // @unchecked: no state of its own (Client is immutable).
     override func urlRequest(for endpoint: Endpoint) throws -> URLRequest {
         var request = try super.urlRequest(for: endpoint)
         request.setValue(UUID().uuidString, forHTTPHeaderField: "X-Request-ID")
@@ -160,6 +161,7 @@ struct APIProblem: Decodable, Error {
 }
 
 final class UsersCache: CacheInterceptor, @unchecked Sendable {
+    // @unchecked: no state of its own (CacheInterceptor guards its registrations).
     init() {
         super.init(dataStore: InMemoryDataStore())
         register(policy: CachePolicy.CacheAndRenew(), to: "/users/[0-9]+")

@@ -54,7 +54,8 @@ public struct RedirectPolicy: Sendable {
 
     /// Asks `decide` at each redirect: it returns the request to send next (the proposed
     /// one, or a changed one), or `nil` to stop and take the 3xx as the response. At most
-    /// `limit` hops are followed.
+    /// `limit` hops are followed. It runs on the thread the redirect arrived on, before
+    /// anything else happens to the execution: keep it quick, and never block there.
     public static func custom(
         limit: Int = defaultLimit, _ decide: @escaping @Sendable (Redirect) -> URLRequest?
     ) -> RedirectPolicy {

@@ -169,19 +169,10 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         case .next(.failure(let error)):
             fail(error)
         case .error(let error):
-            end(with: error)
+            fail(error, disposingUpstream: false)
         case .completed:
             complete()
         }
-    }
-
-    /// Upstream failed: it is over already.
-    private func end(with error: Swift.Error) {
-        guard stop() else { return }
-        stages.release()
-        stages.ended(.failed(error))
-        downstream.onError(error)
-        release(disposingUpstream: false)
     }
 
     /// Upstream completed.
@@ -199,13 +190,14 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         if phase.compareExchange(expected: Phase.cancelPending, desired: Phase.stopped) { endCancelled() }
     }
 
-    /// A failed outcome ends the execution: nothing more upstream matters.
-    private func fail(_ error: Swift.Error) {
+    /// A failed outcome ends the execution: nothing more upstream matters (and upstream
+    /// that failed itself is over already: `disposingUpstream` false).
+    private func fail(_ error: Swift.Error, disposingUpstream: Bool = true) {
         guard stop() else { return }
         stages.release()
         stages.ended(.failed(error))
         downstream.onError(error)
-        release(disposingUpstream: true)
+        release(disposingUpstream: disposingUpstream)
     }
 
     /// Ends the stream with `LeashError.timeout` when `deadline` passes, unless the stream
