@@ -12,10 +12,16 @@ import Foundation
 /// - keeps the metrics URLSession collects for a task (Apple platforms) in the task's
 ///   `TaskReport`, for its completion handler to hand on;
 /// - evaluates server trust against the transport's `ServerTrustPolicy` for the host
-///   (Apple platforms: see `URLSessionTransport+Trust.swift`).
+///   (Apple platforms: see `Trust/ServerTrustPolicy.swift`).
 ///
 /// FoundationNetworking asks a session's delegate about redirects of completion-handler
 /// tasks too (a delegate given to one task only is never asked: see LINUX-URLSESSION.md).
+///
+/// `TransferDelegate` declines redirects and takes metrics the same way, in a few lines of
+/// its own rather than from a shared superclass: on Linux a subclass's delegate methods
+/// are not seen through a protocol conformance its superclass declared (the superclass's
+/// defaults answer instead), and splitting the conformance would need `@objc` on Apple
+/// platforms, which Linux cannot compile.
 final class PlainSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
     // @unchecked: `reports` is behind `lock`; `trust` is immutable.
     private let lock = Lock()

@@ -34,8 +34,6 @@ final class DataStages: @unchecked Sendable {
     let transfer: ExecutionTransfer?
     /// What suspends and resumes the execution (the callback forms' handle), if anything.
     let control: DataRequest?
-    /// What a redirect does (the endpoint's policy, else the manager's).
-    let redirectPolicy: RedirectPolicy
     /// Changes each attempt's request once built (see `ExecutionPipeline.adaptRequest`).
     let adaptRequest: (@Sendable (inout URLRequest) -> Void)?
 
@@ -54,7 +52,6 @@ final class DataStages: @unchecked Sendable {
         self.handoff = handoff
         self.deadline = deadline
         self.acceptableStatusCodes = endpoint.acceptableStatusCodes ?? client.manager.acceptableStatusCodes
-        self.redirectPolicy = endpoint.redirectPolicy ?? client.manager.redirectPolicy
         self.marks = interceptors.operators.isEmpty ? nil : ExecutionMarks()
         self.ending = ExecutionEnding(observers: interceptors.endObservers)
     }
@@ -146,6 +143,12 @@ final class DataStages: @unchecked Sendable {
         _ = TransferBodyPlan.requestRange(for: destination, in: &request)
         return TransportRequest(
             request, body: body, destination: destination, reportsProgress: transfer.reportsProgress)
+    }
+
+    /// What a redirect does (the endpoint's policy, else the manager's): read when a
+    /// redirect arrives, not for every execution.
+    var redirectPolicy: RedirectPolicy {
+        endpoint.redirectPolicy ?? client.manager.redirectPolicy
     }
 
     /// Whether the response's body is handed on in chunks (a stream).
