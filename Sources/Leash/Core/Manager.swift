@@ -123,7 +123,9 @@ public final class Manager: @unchecked Sendable {
     /// task receives (unlike a dispose, after which nothing is delivered), and what it had
     /// in flight is cancelled: the transport's request (the server sees the connection
     /// close), a timer, a wait for a token refresh. Executions started after this call run
-    /// as usual.
+    /// as usual. An execution whose last value is being delivered is no longer in flight
+    /// (as its timeout, `cancelAll()` is met by it): it completes, and its subscriber never
+    /// sees that value followed by `LeashError.cancelled`.
     ///
     /// ```swift
     /// func logOut() {

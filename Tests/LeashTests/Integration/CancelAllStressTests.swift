@@ -24,8 +24,13 @@ final class CancelAllStressTests: LoopbackIntegrationCase {
             endings = Array(repeating: [], count: count)
         }
 
-        func record(_ index: Int, _ ending: String) {
-            lock.withLock { endings[index].append(ending) }
+        /// Records `ending` of execution `index`; true if it is its first (a second end
+        /// must fail the test, not unbalance its `DispatchGroup`).
+        func record(_ index: Int, _ ending: String) -> Bool {
+            lock.withLock {
+                endings[index].append(ending)
+                return endings[index].count == 1
+            }
         }
 
         var all: [[String]] { lock.withLock { endings } }
@@ -55,8 +60,7 @@ final class CancelAllStressTests: LoopbackIntegrationCase {
                     switch index % 3 {
                     case 0:
                         client.execute(SpecEndpoint(path), serializer: DataResponseSerializer()) { response in
-                            endings.record(index, Self.ending(response.error))
-                            group.leave()
+                            if endings.record(index, Self.ending(response.error)) { group.leave() }
                         }
                     case 1:
                         let subscription = client.bareValues(
@@ -64,23 +68,22 @@ final class CancelAllStressTests: LoopbackIntegrationCase {
                         )
                         .subscribe(
                             onError: { error in
-                                endings.record(index, Self.ending(error))
-                                group.leave()
+                                if endings.record(index, Self.ending(error)) { group.leave() }
                             },
                             onCompleted: {
-                                endings.record(index, "value")
-                                group.leave()
+                                if endings.record(index, "value") { group.leave() }
                             })
                         _ = disposeBag.insert(subscription)
                     default:
                         Task {
+                            let first: Bool
                             do {
                                 _ = try await client.execute(SpecEndpoint(path), serializer: DataResponseSerializer())
-                                endings.record(index, "value")
+                                first = endings.record(index, "value")
                             } catch {
-                                endings.record(index, Self.ending(error))
+                                first = endings.record(index, Self.ending(error))
                             }
-                            group.leave()
+                            if first { group.leave() }
                         }
                     }
                 }

@@ -46,6 +46,16 @@ final class ExecutionEndStressTests: LoopbackIntegrationCase {
         let finished = DispatchGroup()
         let started = DispatchGroup()
         let subscriptions = CompositeDisposable()
+        // A subscriber told of an end twice must fail the test, not unbalance `finished`.
+        let endedTwice = SpecLocked<[Int]>([])
+        let left = SpecLocked(Set<Int>())
+        let leave: @Sendable (Int) -> Void = { index in
+            if left.withLock({ $0.insert(index).inserted }) {
+                finished.leave()
+            } else {
+                endedTwice.withLock { $0.append(index) }
+            }
+        }
         let threads = 4
         for thread in 0..<threads {
             started.enter()
@@ -62,16 +72,16 @@ final class ExecutionEndStressTests: LoopbackIntegrationCase {
                         let subscription = values.subscribe(onError: { _ in })
                         DispatchQueue.global().asyncAfter(deadline: .now() + .milliseconds(index % 20)) {
                             subscription.dispose()
-                            finished.leave()
+                            leave(index)
                         }
                         continue
                     }
                     if index % 2 == 0 {
                         let subscription = client.execution(endpoint, serializer: serializer)
-                            .subscribe(onError: { _ in finished.leave() }, onCompleted: { finished.leave() })
+                            .subscribe(onError: { _ in leave(index) }, onCompleted: { leave(index) })
                         _ = subscriptions.insert(subscription)
                     } else {
-                        client.execute(endpoint, serializer: serializer) { _ in finished.leave() }
+                        client.execute(endpoint, serializer: serializer) { _ in leave(index) }
                     }
                 }
             }
@@ -90,6 +100,7 @@ final class ExecutionEndStressTests: LoopbackIntegrationCase {
         cancelling.wait()
         subscriptions.dispose()
 
+        XCTAssertEqual(endedTwice.value, [], "each subscriber told of one end")
         XCTAssertEqual(client.manager.executions.count, 0, "nothing left in flight")
         let all = ends.all
         XCTAssertEqual(all.indices.filter { all[$0] != 1 }, [], "told once each: \(all.filter { $0 != 1 }.count) not")

@@ -128,6 +128,8 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
     /// for the delivery in progress.
     private let phase = AtomicInt(Phase.idle)
 
+    var registryKey: ObjectIdentifier { ObjectIdentifier(stages) }
+
     init(
         pipeline: ExecutionPipeline<Serializer>, stages: DataStages, downstream: Downstream,
         registry: ExecutionRegistry, isSerial: Bool

@@ -486,12 +486,12 @@ final class AttemptRun: Disposable, @unchecked Sendable {
 
     /// Hands an outcome that passed the completion interceptors on, then takes the next.
     ///
-    /// The last outcome, if it is a value, meets the execution's deadline first (see
-    /// `ExecutionDeadline`): however long the subscriber then takes, the timeout cannot
-    /// follow the value. If the timeout won that race, the value is not delivered: the
-    /// timeout ends the execution.
+    /// The last outcome, if it is a value, settles the execution first (see
+    /// `DataStages.settle()`): however long the subscriber then takes, and even if it
+    /// calls `cancelAll()` itself, neither the timeout nor a cancel can follow the value.
+    /// If one of them won that race, the value is not delivered: it ends the execution.
     private func deliver(_ response: Response<Data>, _ step: Step) {
-        if let deadline = stages.deadline, response.isSuccess, isLastOutcome(step), !deadline.settle() { return }
+        if response.isSuccess, isLastOutcome(step), !stages.settle() { return }
         output.onNext(response)
         nextOutcome(step)
     }

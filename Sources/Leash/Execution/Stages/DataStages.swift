@@ -100,8 +100,10 @@ final class DataStages: @unchecked Sendable {
         guard attempt <= client.manager.maximumRetryCount else {
             throw LeashError.retryLimitExceeded(attempts: attempt, lastError: signal.lastError)
         }
-        // A settled deadline runs again for the next attempt.
+        // A settled deadline runs again for the next attempt, and `cancelAll()` reaches
+        // the execution again.
         try deadline?.rearm()
+        client.manager.executions.unsettle(ObjectIdentifier(self))
         progress.send(.retrying(attempt: attempt + 1))
     }
 
@@ -153,6 +155,15 @@ final class DataStages: @unchecked Sendable {
 
     /// Whether the response's body is handed on in chunks (a stream).
     var streams: Bool { transfer?.streams ?? false }
+
+    /// The final value of an attempt is about to be delivered: neither the deadline nor
+    /// `cancelAll()` can end the execution from now on (see `ExecutionDeadline` and
+    /// `ExecutionRegistry`), unless a retry follows. Returns false if one of them won the
+    /// race: then the value must not be delivered, since that end is on its way.
+    func settle() -> Bool {
+        if let deadline, !deadline.settle() { return false }
+        return client.manager.executions.settle(ObjectIdentifier(self))
+    }
 
     /// The execution is over: the files it made are removed.
     func release() {

@@ -18,6 +18,8 @@ final class PipelineSubscription<Element>: Disposable, DeadlineTarget, ManagedEx
     /// 1 until the execution ended, was disposed or cancelled: it leaves the registry once.
     private let isInFlight = AtomicInt(1)
 
+    var registryKey: ObjectIdentifier { ObjectIdentifier(stages) }
+
     init(output: SerialObserver<Element>, stages: DataStages, deadline: ExecutionDeadline?, registry: ExecutionRegistry)
     {
         self.output = output
