@@ -66,7 +66,7 @@ final class CancelAllDuringDeliveryTests: VirtualTimeTestCase {
                 let recorder = EndRecorder()
                 let client = try makeClient(recorder) { builder in
                     if form == .valuesWithSerializationInterceptor {
-                        builder.add(interceptor: PassingSerialization())
+                        builder.add(interceptor: PassingSerializationInterceptor())
                     }
                 }
                 transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(1)))
@@ -92,7 +92,7 @@ final class CancelAllDuringDeliveryTests: VirtualTimeTestCase {
             let client = try makeClient(recorder) { builder in
                 builder.add(interceptor: InterimValueFirst())
                 if form == .valuesWithSerializationInterceptor {
-                    builder.add(interceptor: PassingSerialization())
+                    builder.add(interceptor: PassingSerializationInterceptor())
                 }
             }
             transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(10)))
@@ -138,17 +138,6 @@ final class CancelAllDuringDeliveryTests: VirtualTimeTestCase {
             XCTAssertEqual(recorder.summaries, ["failed(\(LeashError.cancelled)) after 2"], "\(form)")
             XCTAssertEqual(client.manager.executions.count, 0, "\(form)")
         }
-    }
-}
-
-/// Lets every serialized value through (so that the values forms take the composed
-/// pipeline).
-private struct PassingSerialization: SerializationInterceptor {
-    func intercept<Serializer: ResponseSerializer>(
-        chain: InterceptorChain<Serializer.SerializedObject>, response: Response<Data>,
-        result: Result<Serializer.SerializedObject, Swift.Error>, serializer: Serializer
-    ) {
-        chain.proceed()
     }
 }
 

@@ -220,17 +220,6 @@ final class EndRecorder: ExecutionEndObserver, @unchecked Sendable {
     }
 }
 
-/// Lets every serialized value through (so that the values forms take the composed
-/// pipeline).
-private struct PassingSerializationInterceptor: SerializationInterceptor {
-    func intercept<Serializer: ResponseSerializer>(
-        chain: InterceptorChain<Serializer.SerializedObject>, response: Response<Data>,
-        result: Result<Serializer.SerializedObject, Swift.Error>, serializer: Serializer
-    ) {
-        chain.proceed()
-    }
-}
-
 /// Retries the first attempt once, at the completion stage.
 private struct RetryingOnceCompletion: CompletionInterceptor {
     func intercept(chain: InterceptorChain<Data>, response: Response<Data>) {

@@ -272,3 +272,14 @@ final class PipelineHeldChains: @unchecked Sendable {
     var last: InterceptorChain<Data>? { lock.withLock { chains.last } }
     func releaseAll() { lock.withLock { chains.removeAll() } }
 }
+
+/// Lets every serialized value through (so that the values forms take the composed
+/// pipeline).
+struct PassingSerializationInterceptor: SerializationInterceptor {
+    func intercept<Serializer: ResponseSerializer>(
+        chain: InterceptorChain<Serializer.SerializedObject>, response: Response<Data>,
+        result: Result<Serializer.SerializedObject, Swift.Error>, serializer: Serializer
+    ) {
+        chain.proceed()
+    }
+}
