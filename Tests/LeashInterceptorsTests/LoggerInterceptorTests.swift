@@ -17,6 +17,16 @@ private final class RetryFirstAttempt: CompletionInterceptor, Sendable {
     }
 }
 
+/// Adapts each request (a header computed at send time), giving the later stages a new
+/// request object.
+private struct SigningAdapter: ExecutionInterceptor {
+    func intercept(chain: InterceptorChain<Data>) {
+        guard var request = chain.request.urlRequest else { return chain.proceed() }
+        request.setValue("signed", forHTTPHeaderField: "X-Signature")
+        chain.proceed(with: request)
+    }
+}
+
 private struct Body: Encodable {
     let name: String
 }
@@ -38,6 +48,24 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
                 .init(level: .debug, message: "👉👉👉 GET \(url)"),
                 .init(level: .debug, message: "✔✔✔ GET \(url) → 200 in 2.00 s"),
             ])
+    }
+
+    func testRequestAdaptedAfterTheLogger_andRedirected_keepsItsDuration() throws {
+        transport.stub(
+            path: "/v1/expenses/1", StubResponse(status: 302, headers: ["Location": "/v1/expenses/2"], delay: .seconds(1)))
+        transport.stub(path: "/v1/expenses/2", .json(cacheSpecOldJSON, delay: .seconds(2)))
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger), SigningAdapter()])
+
+        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+
+        XCTAssertEqual(observer.events.last?.value.isCompleted, true)
+        XCTAssertEqual(
+            transport.requests.last?.value(forHTTPHeaderField: "X-Signature"), "signed", "the adapted request went out")
+        XCTAssertEqual(
+            logger.messages,
+            ["👉👉👉 GET \(url)", "✔✔✔ GET \(cacheSpecBaseURL)/expenses/2 → 200 in 3.00 s"],
+            "timed from the first request, through the adapter and the redirect")
     }
 
     func testTransportFailure_logsCrossThenTheErrorAtErrorLevel() throws {

@@ -25,6 +25,9 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     public var endpoint: Endpoint { context.endpoint }
     /// The request (`request.convertible.asURLRequest()` gives the `URLRequest`).
     public var request: DataRequest { context.request }
+    /// The request the attempt began with (see `ExecutionContext.attemptRequest`): what
+    /// identifies the attempt across its stages, whatever replaced `request` meanwhile.
+    package var attemptRequest: DataRequest { context.attemptRequest }
     /// Which attempt this is: 1, then 2… after each `retry()`.
     public var attempt: Int { context.attempt }
 

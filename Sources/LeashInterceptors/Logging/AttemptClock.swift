@@ -6,9 +6,10 @@ import Rx
 /// how long it took, and whether its completion stage logged a failure, so that the
 /// execution's end does not log it again.
 ///
-/// Keyed by the attempt's `DataRequest` (one per attempt, shared by every stage of it),
-/// held weakly: an attempt whose execution's end is not seen here leaves an entry that
-/// is dropped once its request is gone.
+/// Keyed by the `DataRequest` the attempt began with (`attemptRequest`: shared by every
+/// stage of it, even after an adapter or a redirect replaced the request), held weakly:
+/// an attempt whose execution's end is not seen here leaves an entry that is dropped once
+/// its request is gone.
 final class AttemptClock: Sendable {
     private struct Entry {
         weak var request: DataRequest?

@@ -70,7 +70,7 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
     /// Logs the request about to be sent, then proceeds.
     public func intercept(chain: InterceptorChain<Data>) {
         defer { chain.proceed() }
-        clock.start(chain.request, at: chain.client.manager.scheduler.now)
+        clock.start(chain.attemptRequest, at: chain.client.manager.scheduler.now)
         var message = "👉👉👉 \(Self.describe(chain))\(Self.attemptSuffix(chain.attempt))"
         if verbosity >= .headers, let request = chain.request.urlRequest {
             message += details(headers: request.allHTTPHeaderFields ?? [:], body: requestBody(of: request))
@@ -91,7 +91,7 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
         case .success:
             logger.logDebug("✔✔✔ \(summary)\(details)")
         case .failure(let error):
-            clock.loggedFailure(chain.request)
+            clock.loggedFailure(chain.attemptRequest)
             logger.logDebug("✖✖✖ \(summary)\(details)")
             logger.logError(error)
         }
@@ -101,7 +101,7 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
     /// lines above (raised after that stage, or ending the execution from outside it).
     public func executionDidEnd(_ end: ExecutionEnd) {
         let now = end.client.manager.scheduler.now
-        let attempt = end.lastAttempt.map { clock.finish($0.request, now: now) }
+        let attempt = end.lastAttempt.map { clock.finish($0.attemptRequest, now: now) }
         guard let error = end.error, attempt?.loggedFailure != true else { return }
         var line = "✗✗✗ \(Self.describe(end.endpoint, request: end.lastAttempt?.request, error: error))"
         if let elapsed = attempt?.elapsed { line += " in \(Self.duration(elapsed))" }
@@ -127,7 +127,7 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
         var line = Self.describe(chain, outcome: response)
         if let status = response.statusCode { line += " → \(status)" }
         if response.isSuccess { line += Self.sourceSuffix(response.source) }
-        if let elapsed = clock.elapsed(chain.request, now: chain.client.manager.scheduler.now) {
+        if let elapsed = clock.elapsed(chain.attemptRequest, now: chain.client.manager.scheduler.now) {
             line += " in \(Self.duration(elapsed))"
         }
         return line

@@ -17,6 +17,10 @@ public final class ExecutionContext: @unchecked Sendable {
     public let request: DataRequest
     /// Which attempt this is, from 1.
     public let attempt: Int
+    /// The request the attempt began with, before an execution interceptor adapted it or a
+    /// redirect replaced it: the same object at every stage of one attempt, so it
+    /// identifies the attempt (`request` does not once it is replaced).
+    package let attemptRequest: DataRequest
     /// Shared by every attempt of the execution (and handed to its interceptor chains).
     let marks: ExecutionMarks?
     /// The execution's end, if the manager has end observers: each context records
@@ -25,23 +29,25 @@ public final class ExecutionContext: @unchecked Sendable {
 
     init(
         client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, marks: ExecutionMarks? = nil,
-        ending: ExecutionEnding? = nil
+        ending: ExecutionEnding? = nil, attemptRequest: DataRequest? = nil
     ) {
         self.client = client
         self.endpoint = endpoint
         self.request = request
         self.attempt = attempt
+        self.attemptRequest = attemptRequest ?? request
         self.marks = marks
         self.ending = ending
         ending?.attemptBegan(self)
     }
 
     /// This context with `request` as the attempt's request (an execution interceptor
-    /// adapted it: see `InterceptorChain.proceed(with:)`).
+    /// adapted it, see `InterceptorChain.proceed(with:)`, or a redirect is followed); the
+    /// same attempt, with the same `attemptRequest`.
     func replacingRequest(_ request: URLRequest) -> ExecutionContext {
         ExecutionContext(
             client: client, endpoint: endpoint, request: DataRequest(request), attempt: attempt, marks: marks,
-            ending: ending)
+            ending: ending, attemptRequest: attemptRequest)
     }
 
     /// Records `mark` for the whole execution: every later attempt sees it. For
