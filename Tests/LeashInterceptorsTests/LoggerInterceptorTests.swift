@@ -52,7 +52,8 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
 
     func testRequestAdaptedAfterTheLogger_andRedirected_keepsItsDuration() throws {
         transport.stub(
-            path: "/v1/expenses/1", StubResponse(status: 302, headers: ["Location": "/v1/expenses/2"], delay: .seconds(1)))
+            path: "/v1/expenses/1",
+            StubResponse(status: 302, headers: ["Location": "/v1/expenses/2"], delay: .seconds(1)))
         transport.stub(path: "/v1/expenses/2", .json(cacheSpecOldJSON, delay: .seconds(2)))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger), SigningAdapter()])
