@@ -40,10 +40,15 @@ func serveUntilInputCloses() -> Never {
 }
 
 /// The server child seen from the benchmark process.
+///
+/// Spawned with `posix_spawn` rather than `Process`: Foundation's `Process` on Linux asks
+/// the child to close every inherited descriptor, which fails with `EBADF` under valgrind
+/// (whose own descriptors sit at the top of the table), and `valgrind --tool=callgrind`
+/// is how client instructions per request are counted, repeatably whatever the load.
 final class ServerProcess {
-    private let process = Process()
     private let input = Pipe()
     private let output = Pipe()
+    private let pid: pid_t
     /// `http://127.0.0.1:PORT`.
     let baseURL: URL
 
@@ -51,21 +56,44 @@ final class ServerProcess {
         // `/proc/self/exe` rather than argv[0], which may be relative or a name on PATH.
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = ["--serve"]
-        process.standardInput = input
-        process.standardOutput = output
-        do {
-            try process.run()
-        } catch {
-            fail("cannot start the server child: \(error)")
-        }
+        pid = Self.spawn(executable, stdin: input, stdout: output)
+        // The child's ends are the child's: its stdin ends when the write end here closes.
+        try? input.fileHandleForReading.close()
+        try? output.fileHandleForWriting.close()
         guard let line = Self.readLine(from: output.fileHandleForReading), let port = Int(line),
             let url = URL(string: "http://127.0.0.1:\(port)")
         else {
             fail("the server child did not print its port")
         }
         baseURL = url
+    }
+
+    /// Starts `executable --serve` with `stdin` and `stdout` as its standard input and
+    /// output; the parent's ends of both pipes are closed in the child.
+    private static func spawn(_ executable: String, stdin: Pipe, stdout: Pipe) -> pid_t {
+        #if canImport(Glibc)
+            var actions = posix_spawn_file_actions_t()
+        #else
+            var actions: posix_spawn_file_actions_t?
+        #endif
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, stdin.fileHandleForReading.fileDescriptor, 0)
+        posix_spawn_file_actions_adddup2(&actions, stdout.fileHandleForWriting.fileDescriptor, 1)
+        for descriptor in [
+            stdin.fileHandleForReading.fileDescriptor, stdin.fileHandleForWriting.fileDescriptor,
+            stdout.fileHandleForReading.fileDescriptor, stdout.fileHandleForWriting.fileDescriptor,
+        ] {
+            posix_spawn_file_actions_addclose(&actions, descriptor)
+        }
+        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("--serve")]
+        defer { arguments.forEach { free($0) } }
+        var pid: pid_t = 0
+        let status = posix_spawn(&pid, executable, &actions, nil, arguments + [nil], environ)
+        guard status == 0 else {
+            fail("cannot start the server child: \(String(cString: strerror(status)))")
+        }
+        return pid
     }
 
     /// How many requests the server has received so far.
@@ -80,7 +108,8 @@ final class ServerProcess {
     /// Closes the child's stdin and waits for it to exit.
     func stop() {
         try? input.fileHandleForWriting.close()
-        process.waitUntilExit()
+        var status: Int32 = 0
+        waitpid(pid, &status, 0)
     }
 
     /// Reads up to a newline, a byte at a time so that nothing after it is consumed.
