@@ -28,15 +28,15 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
     private var lastEventID: String
     private var reconnectionTime: Int?
     private var isDisposed = false
-
-    /// Listed under its own identity: it has no stages of its own (each connection is an
-    /// execution with its own).
-    var registryKey: ObjectIdentifier { ObjectIdentifier(self) }
     /// Whether the session waits to reconnect: then no connection is in flight, and the
     /// session itself is in the manager's registry, for `cancelAll()`.
     private var isWaiting = false
     /// The connection in progress, or the wait before the next.
     private let connection = SerialDisposable()
+
+    /// Listed under its own identity: it has no stages of its own (each connection is an
+    /// execution with its own).
+    var registryKey: ObjectIdentifier { ObjectIdentifier(self) }
 
     init(client: Client, endpoint: Endpoint, options: ServerSentEventOptions, observer: AnyObserver<ServerSentEvent>) {
         self.client = client
