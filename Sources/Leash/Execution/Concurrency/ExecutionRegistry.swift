@@ -45,7 +45,7 @@ package final class ExecutionRegistry: Sendable {
         // Taken out under the lock, released after it: the last reference may go here,
         // and freeing an execution may run the app's deinits.
         let removed = entries.withLock { entries in
-            (entries.inFlight.removeValue(forKey: key), entries.settled.removeValue(forKey: key))
+            entries.inFlight.removeValue(forKey: key) ?? entries.settled.removeValue(forKey: key)
         }
         withExtendedLifetime(removed) {}
     }
