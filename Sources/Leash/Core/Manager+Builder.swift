@@ -40,6 +40,9 @@ extension Manager {
         var schedulerValue: SchedulerType?
         var gates: [RequestGate] = []
         var redirectPolicyValue = RedirectPolicy.follow
+        var perHostLimit: Int?
+        var totalLimit = 64
+        var credentialHandling = CredentialHandling.none
 
         /// Starts with nothing set.
         public init() {}
@@ -260,6 +263,37 @@ extension Manager {
         @discardableResult
         public func redirects(_ policy: RedirectPolicy) -> Self {
             redirectPolicyValue = policy
+            return self
+        }
+
+        /// Limits how many of the manager's requests are at the transport at once: at most
+        /// `perHost` to one host (and port), and `total` in all. The others wait in the
+        /// manager's queue, in the order they came, and go when a place frees up; an
+        /// execution that ends while its request waits there (`cancelAll()`, a dispose, a
+        /// timeout, a cancelled `Task`) never sends it. A place is given back when the
+        /// transport's request has really ended (for `URLSessionTransport`, when URLSession
+        /// reports its task over, a cancelled one included).
+        ///
+        /// By default `perHost` is the `URLSessionTransport` session's
+        /// `httpMaximumConnectionsPerHost` (6 for other transports), so that no request
+        /// queues inside URLSession, where a cancel cannot reliably stop it; `total` is 64.
+        /// Streams (`client.rx.stream`, Server-Sent Events) are not counted: each has a
+        /// connection of its own. Managers that share a transport share its connections but
+        /// not these limits: give each its own transport, or limits that add up to the
+        /// session's, if they call the same host.
+        @discardableResult
+        public func maximumRequests(perHost: Int? = nil, total: Int = 64) -> Self {
+            perHostLimit = perHost.map { max(1, $0) }
+            totalLimit = max(1, total)
+            return self
+        }
+
+        /// Sets what requests do when a server demands credentials (default `.none`: a 401
+        /// or 407 is a response like any other, on every platform); see
+        /// `CredentialHandling`.
+        @discardableResult
+        public func credentials(_ value: CredentialHandling) -> Self {
+            credentialHandling = value
             return self
         }
 

@@ -58,6 +58,17 @@ public final class Manager: @unchecked Sendable {
     /// What executions do when redirected, unless their endpoint says otherwise (by
     /// default `.follow`: up to 20 hops).
     public let redirectPolicy: RedirectPolicy
+    /// The most requests to one host (and port) at the transport at once; more wait in the
+    /// manager's queue, in order, and a request that waits there when its execution ends
+    /// is never sent (see `Builder.maximumRequests(perHost:total:)`).
+    public let maximumRequestsPerHost: Int
+    /// The most requests at the transport at once, to all hosts.
+    public let maximumRequests: Int
+    /// What requests do when a server demands credentials (by default `.none`: a 401 or
+    /// 407 is a response like any other, on every platform).
+    public let credentials: CredentialHandling
+    /// The queue in front of the transport (see `RequestDispatcher`).
+    let dispatcher: RequestDispatcher?
     /// The interceptors sorted by kind.
     let interceptorSet: InterceptorSet
     /// The base URL's string without a trailing slash, for joining paths without parsing
@@ -83,6 +94,11 @@ public final class Manager: @unchecked Sendable {
         self.scheduler = builder.schedulerValue ?? Manager.timerScheduler
         self.deadlines = builder.schedulerValue == nil ? DeadlineTimer.shared : nil
         self.requestGates = builder.gates
+        self.credentials = builder.credentialHandling
+        let perHost = builder.perHostLimit ?? Self.connectionLimit(of: transport)
+        self.maximumRequestsPerHost = perHost
+        self.maximumRequests = max(perHost, builder.totalLimit)
+        self.dispatcher = RequestDispatcher(perHost: perHost, total: maximumRequests)
         self.interceptorSet = InterceptorSet(builder.interceptorList)
         let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
         if let components, components.percentEncodedQuery == nil, components.percentEncodedFragment == nil {
@@ -91,6 +107,14 @@ public final class Manager: @unchecked Sendable {
         } else {
             self.baseURLPrefix = nil
         }
+    }
+
+    /// How many connections `transport` opens to one host: its session's
+    /// `httpMaximumConnectionsPerHost` for a `URLSessionTransport` (6 by default; on iOS 4
+    /// unless configured), so that no request ever queues inside URLSession; 6 for others.
+    static func connectionLimit(of transport: Transport) -> Int {
+        guard let urlSession = transport as? URLSessionTransport else { return 6 }
+        return max(1, urlSession.configuration.httpMaximumConnectionsPerHost)
     }
 
     /// `transport`, if the pipeline can start it directly (found once, here, rather than

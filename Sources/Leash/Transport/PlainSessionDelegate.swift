@@ -1,62 +1,75 @@
+import Dispatch
 import Foundation
+import Rx
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// The delegate of `URLSessionTransport`'s session for plain requests (completion-handler
-/// tasks, whose answers never come here). It:
+/// The delegate of `URLSessionTransport`'s session for plain requests: each task's head,
+/// body chunks, metrics, challenges and completion come here and go to the task's
+/// `PlainTask`. It:
 /// - declines every redirect, so the 3xx is the task's response: Leash's pipeline follows
 ///   redirects itself (see `RedirectPolicy`), keeping a 307/308's body, which URLSession
 ///   on Linux drops;
-/// - keeps the metrics URLSession collects for a task (Apple platforms) in the task's
-///   `TaskReport`, for its completion handler to hand on;
-/// - evaluates server trust against the transport's `ServerTrustPolicy` for the host
-///   (Apple platforms: see `Trust/ServerTrustPolicy.swift`).
+/// - answers authentication challenges as the request's `CredentialHandling` says (by
+///   default not at all: the 401 or 407 is the response, on every platform), and server
+///   trust with the transport's `ServerTrustPolicy` for the host (Apple platforms: see
+///   `Trust/ServerTrustPolicy.swift`);
+/// - keeps the metrics URLSession collects for a task (Apple platforms), for the answer.
 ///
-/// FoundationNetworking asks a session's delegate about redirects of completion-handler
-/// tasks too (a delegate given to one task only is never asked: see LINUX-URLSESSION.md).
+/// Delegate-based tasks rather than completion handlers: FoundationNetworking gives a
+/// task's delegate the head and body of a 401 before it asks about its challenge, where a
+/// completion-handler task's body would be lost (see Docs/URLSession-on-Linux.md), and a
+/// task's metrics and completion meet in one place. FoundationNetworking asks a session's
+/// delegate, not one given to a task alone.
 ///
 /// `TransferDelegate` declines redirects and takes metrics the same way, in a few lines of
 /// its own rather than from a shared superclass: on Linux a subclass's delegate methods
 /// are not seen through a protocol conformance its superclass declared (the superclass's
 /// defaults answer instead), and splitting the conformance would need `@objc` on Apple
 /// platforms, which Linux cannot compile.
-final class PlainSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked Sendable {
-    // @unchecked: `reports` is behind `lock`; `trust` is immutable.
+final class PlainSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
+    // @unchecked: `tasks` is behind `lock`; `trust` and `cancelQueue` are immutable.
     private let lock = Lock()
-    private var reports: [Int: TaskReport] = [:]
+    private var tasks: [Int: PlainTaskEvents] = [:]
     /// How servers' certificates are judged, per host (Apple platforms).
     let trust: ServerTrust
+    /// Where challenges are answered: off URLSession's queue (see `ChallengeAnswers`).
+    private let cancelQueue: DispatchQueue
 
-    init(trust: ServerTrust) {
+    init(trust: ServerTrust, cancelQueue: DispatchQueue) {
         self.trust = trust
+        self.cancelQueue = cancelQueue
     }
 
-    /// Whether tasks need a `TaskReport`: where URLSession collects metrics, or a trust
-    /// policy can fail a task. Elsewhere (Linux) the completion handler skips the
-    /// bookkeeping altogether.
-    var needsReports: Bool {
-        URLSessionPlatform.current.collectsMetrics || !trust.isEmpty
+    /// Routes `task`'s calls to `plain` until it completes.
+    func register(_ plain: PlainTaskEvents, for task: URLSessionTask) {
+        lock.withLock { tasks[task.taskIdentifier] = plain }
     }
 
-    /// Keeps what the delegate learns about `task` in `report`, until `finished(_:)`.
-    func register(_ report: TaskReport, for task: URLSessionTask) {
-        report.taskIdentifier = task.taskIdentifier
-        lock.withLock { reports[task.taskIdentifier] = report }
+    func plainTask(for task: URLSessionTask, removing: Bool = false) -> PlainTaskEvents? {
+        lock.withLock { removing ? tasks.removeValue(forKey: task.taskIdentifier) : tasks[task.taskIdentifier] }
     }
 
-    /// The task of `report` ended: the delegate forgets it (what arrives later is dropped).
-    func finished(_ report: TaskReport) {
-        _ = lock.withLock { reports.removeValue(forKey: report.taskIdentifier) }
+    /// How many tasks are routed (for tests: 0 once every task ended).
+    var taskCount: Int { lock.withLock { tasks.count } }
+
+    func urlSession(
+        _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
+        completionHandler: @escaping (URLSession.ResponseDisposition) -> Void
+    ) {
+        plainTask(for: dataTask)?.received(response)
+        completionHandler(.allow)
     }
 
-    func report(for task: URLSessionTask) -> TaskReport? {
-        lock.withLock { reports[task.taskIdentifier] }
+    func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
+        plainTask(for: dataTask)?.received(data)
     }
 
-    /// How many tasks' reports are kept (for tests: 0 once every task ended).
-    var reportCount: Int { lock.withLock { reports.count } }
+    func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Swift.Error?) {
+        plainTask(for: task, removing: true)?.completed(error, response: task.response)
+    }
 
     func urlSession(
         _ session: URLSession, task: URLSessionTask, willPerformHTTPRedirection response: HTTPURLResponse,
@@ -66,28 +79,236 @@ final class PlainSessionDelegate: NSObject, URLSessionTaskDelegate, @unchecked S
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
-        report(for: task)?.record(TransportMetrics(metrics))
+        plainTask(for: task)?.collected(TransportMetrics(metrics))
+    }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        let plain = plainTask(for: task)
+        let answers = ChallengeAnswers(trust: trust, credentials: plain?.credentials ?? .none, cancelQueue: cancelQueue)
+        answers.answer(
+            challenge, task: task, completionHandler,
+            trustFailed: { plain?.trustFailed($0) },
+            deliverResponse: { plain?.deliverChallenged(challenge.failureResponse ?? task.response) })
     }
 }
 
-/// What the session's delegate learned about one task, read by its completion handler:
-/// its metrics, and a trust failure that explains a cancelled task.
-final class TaskReport: @unchecked Sendable {
-    // @unchecked: `metrics` and `trustFailure` are behind `lock`; `taskIdentifier` is set
-    // once, before the task starts.
-    private let lock = Lock()
-    private var metricsValue: TransportMetrics?
-    private var trustFailureValue: LeashError?
-    var taskIdentifier = 0
+/// What the session's delegate tells one plain task (see `PlainTask`).
+protocol PlainTaskEvents: AnyObject, Sendable {
+    /// How the task answers authentication challenges.
+    var credentials: CredentialHandling { get }
+    func received(_ response: URLResponse)
+    func received(_ data: Data)
+    func collected(_ metrics: TransportMetrics)
+    func completed(_ error: Swift.Error?, response: URLResponse?)
+    func trustFailed(_ error: LeashError)
+    /// The task's answer is the response that carried a challenge left unanswered.
+    func deliverChallenged(_ response: URLResponse?)
+}
 
-    func record(_ metrics: TransportMetrics) {
-        lock.withLock { metricsValue = metrics }
+/// One plain request's task: its head and body as URLSession hands them over, its
+/// metrics, and its one answer to `observer`, handed off URLSession's queue (to the
+/// execution's task through `handoff`, else to a delivery queue).
+///
+/// Head, body and metrics are touched only by the session's delegate calls, which
+/// URLSession makes one at a time for a task; the answer goes out once (`state` decides
+/// between finishing and a cancel; `answered` between the completion, late metrics and
+/// their deadline).
+final class PlainTask<Observer: ObserverType & SendableMetatype>: PlainTaskEvents, @unchecked Sendable
+where Observer.Element == TransportResponse {
+    // @unchecked: see above.
+    let state: TaskState
+    let credentials: CredentialHandling
+    private let observer: Observer
+    private let handoff: ResponseHandoff?
+    private let deliveryQueue: DispatchQueue
+    private var head: HTTPURLResponse?
+    private var body = Data()
+    private var metrics: TransportMetrics?
+    private var trustFailure: LeashError?
+    /// The answer, when the completion came before the metrics (Apple platforms).
+    private var waitingForMetrics: PlainAnswer?
+    /// 1 once the answer went out.
+    private let answered = AtomicInt(0)
+
+    /// How long an answer waits for metrics that URLSession reports after the completion:
+    /// they usually follow within a millisecond; an answer never waits for them longer.
+    static var metricsGrace: DispatchTimeInterval { .milliseconds(50) }
+
+    init(
+        state: TaskState, credentials: CredentialHandling, observer: Observer, handoff: ResponseHandoff?,
+        deliveryQueue: DispatchQueue
+    ) {
+        self.state = state
+        self.credentials = credentials
+        self.observer = observer
+        self.handoff = handoff
+        self.deliveryQueue = deliveryQueue
     }
 
-    func record(trustFailure: LeashError) {
-        lock.withLock { trustFailureValue = trustFailure }
+    func received(_ response: URLResponse) {
+        // A new head (FoundationNetworking sends a request again with a credential)
+        // starts the body over.
+        head = response as? HTTPURLResponse
+        body = Data()
     }
 
-    var metrics: TransportMetrics? { lock.withLock { metricsValue } }
-    var trustFailure: LeashError? { lock.withLock { trustFailureValue } }
+    func received(_ data: Data) {
+        body.append(data)
+    }
+
+    func trustFailed(_ error: LeashError) {
+        trustFailure = error
+    }
+
+    func collected(_ metrics: TransportMetrics) {
+        self.metrics = metrics
+        guard var waiting = waitingForMetrics else { return }
+        waitingForMetrics = nil
+        waiting.metrics = metrics
+        report(waiting)
+    }
+
+    func completed(_ error: Swift.Error?, response: URLResponse?) {
+        // The task is over at URLSession, finished or cancelled: its place is free.
+        state.ended()
+        // Only the first of completion and cancellation reports: after a dispose (or an
+        // answer already given for a challenge), nothing is delivered.
+        guard state.finish() else { return }
+        let answer: PlainAnswer
+        if let error {
+            // A task the trust policy stopped ends as cancelled: say why instead.
+            answer = .failure(trustFailure ?? URLSessionTransport.leashError(for: error))
+        } else if let http = head ?? (response as? HTTPURLResponse) {
+            // FoundationNetworking never gives a delegate a 3xx's head (not even a final
+            // one): the task's own response is the head then.
+            answer = .response(TransportResponse(httpResponse: http, data: body))
+            body = Data()
+        } else {
+            answer = .failure(LeashError.invalidResponse(reason: "the response is not HTTP"))
+        }
+        guard URLSessionPlatform.current.collectsMetrics, metrics == nil, case .response = answer else {
+            return report(answer, metrics: metrics)
+        }
+        // URLSession may report the metrics just after the completion: the answer waits
+        // for them, briefly (as Alamofire's task map does), rather than dropping them.
+        waitingForMetrics = answer
+        deliveryQueue.asyncAfter(deadline: .now() + Self.metricsGrace) { [self] in
+            // The metrics never came: the answer goes without them.
+            report(answer)
+        }
+    }
+
+    func deliverChallenged(_ response: URLResponse?) {
+        guard let http = head ?? (response as? HTTPURLResponse) else { return }
+        // The challenge is answered (cancelled) after this: the task's completion then
+        // finds the execution answered, and only gives its place back.
+        guard state.finish() else { return }
+        let data = body
+        body = Data()
+        report(.response(TransportResponse(httpResponse: http, data: data)), metrics: metrics)
+    }
+
+    private func report(_ answer: PlainAnswer, metrics: TransportMetrics? = nil) {
+        guard answered.exchange(1) == 0 else { return }
+        var answer = answer
+        if let metrics { answer.metrics = metrics }
+        let carried = Carried(answer)
+        let observer = Carried(self.observer)
+        let deliver: @Sendable () -> Void = { carried.value.report(to: observer.value) }
+        if let handoff {
+            handoff.hand(deliver)
+        } else {
+            // Off URLSession's queue (its work queue on Linux, the session's one serial
+            // delegate queue elsewhere): different requests' answers in parallel.
+            deliveryQueue.async(execute: deliver)
+        }
+    }
+}
+
+/// A plain task's one answer.
+enum PlainAnswer {
+    case response(TransportResponse)
+    case failure(LeashError)
+
+    var metrics: TransportMetrics? {
+        get {
+            if case .response(let response) = self { return response.metrics }
+            return nil
+        }
+        set {
+            if case .response(var response) = self {
+                response.metrics = newValue
+                self = .response(response)
+            }
+        }
+    }
+
+    func report<Observer: ObserverType>(to observer: Observer) where Observer.Element == TransportResponse {
+        switch self {
+        case .response(let response):
+            observer.onNext(response)
+            observer.onCompleted()
+        case .failure(let error):
+            observer.onError(error)
+        }
+    }
+}
+
+/// How one task answers one authentication challenge: server trust with the host's
+/// policy (Apple platforms), the others with the request's `CredentialHandling`. The
+/// completion handler is called off URLSession's queue where an answer makes URLSession
+/// cancel or resume the task (which waits for that queue on Linux).
+struct ChallengeAnswers {
+    let trust: ServerTrust
+    let credentials: CredentialHandling
+    let cancelQueue: DispatchQueue
+
+    func answer(
+        _ challenge: URLAuthenticationChallenge, task: URLSessionTask,
+        _ completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void,
+        trustFailed: (LeashError) -> Void, deliverResponse: () -> Void
+    ) {
+        #if canImport(Security)
+            if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
+                trust.answer(challenge, completionHandler, failed: trustFailed)
+                return
+            }
+        #endif
+        let disposition: URLSession.AuthChallengeDisposition
+        var credential: URLCredential?
+        switch credentials.answer(to: challenge) {
+        case .disposition(let chosen, let chosenCredential):
+            disposition = chosen
+            credential = chosenCredential
+        case .deliverResponse where URLSessionPlatform.current.deliversRejectedChallenges:
+            // URLSession goes on without a credential and delivers the 401 or 407 itself.
+            disposition = Self.continuingWithoutCredential(challenge)
+        case .deliverResponse:
+            // FoundationNetworking gave the delegate the head and body already; the
+            // execution gets them now, and the task is cancelled.
+            deliverResponse()
+            disposition = .cancelAuthenticationChallenge
+        }
+        // Escapes to another queue: the answer is called exactly once, there.
+        let answer = Carried((completionHandler, disposition, credential))
+        cancelQueue.async { answer.value.0(answer.value.1, answer.value.2) }
+    }
+
+    /// How URLSession goes on without a credential and delivers the response itself: the
+    /// protection space is rejected (URLSession asks about the next one, if the server
+    /// offered several, then delivers the 401 or 407), except for a client certificate,
+    /// which is simply not sent.
+    private static func continuingWithoutCredential(
+        _ challenge: URLAuthenticationChallenge
+    ) -> URLSession.AuthChallengeDisposition {
+        #if canImport(Security)
+            if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodClientCertificate {
+                return .performDefaultHandling
+            }
+        #endif
+        return .rejectProtectionSpace
+    }
 }

@@ -9,20 +9,42 @@ import Rx
 /// The life of one URLSession task: not started, running, or finished/cancelled. Disposing it
 /// cancels a running task, asynchronously, on a queue of its own (never inside
 /// URLSession's callbacks, never for a task that already finished).
-final class TaskState: Disposable, @unchecked Sendable {
+///
+/// It also holds the task's place in its manager's `RequestDispatcher`, given back once,
+/// when URLSession reports the task ended (`ended()`), or at once if it never started.
+final class TaskState: PreparedRequest, @unchecked Sendable {
     // @unchecked: all state is behind `lock`.
     private let lock = Lock()
     private var task: URLSessionTask?
     private var isDone = false
     private var isAborted = false
+    private var place: DispatcherPlace?
+    /// Creates the task, for `launch()`.
+    private var launcher: (() -> URLSessionTask)?
     private let cancelQueue: DispatchQueue
 
-    init(cancelQueue: DispatchQueue) {
+    init(cancelQueue: DispatchQueue, place: DispatcherPlace? = nil) {
         self.cancelQueue = cancelQueue
+        self.place = place
     }
 
     func dispose() {
         _ = abort()
+    }
+
+    /// Sets what `launch()` does: create the task (and register it with the delegate).
+    func prepare(_ create: @escaping () -> URLSessionTask) {
+        lock.withLock { launcher = create }
+    }
+
+    /// Creates and resumes the prepared task, unless the request was disposed first.
+    func launch() {
+        guard let create = lock.withLock({ () -> (() -> URLSessionTask)? in
+            defer { launcher = nil }
+            return launcher
+        })
+        else { return }
+        start(create)
     }
 
     /// Whether the task is neither finished nor cancelled.
@@ -41,10 +63,16 @@ final class TaskState: Disposable, @unchecked Sendable {
             if isDone { return (false, nil) }
             isDone = true
             isAborted = true
+            launcher = nil
             defer { task = nil }
             return (true, task)
         }
-        if let running { cancelQueue.async { running.cancel() } }
+        if let running {
+            cancelQueue.async { running.cancel() }
+        } else if ended {
+            // Never started: no task will report its end, and its place is free now.
+            self.ended()
+        }
         return ended
     }
 
@@ -60,15 +88,37 @@ final class TaskState: Disposable, @unchecked Sendable {
         cancelQueue.async { running.resume() }
     }
 
-    /// Starts `task` unless the request was already cancelled; returns whether it started.
+    /// Creates the task with `create` and resumes it, unless the request was already
+    /// cancelled (then nothing is created, and the place is given back); returns the task.
+    ///
+    /// Both happen under the lock, so that a cancel is either before (nothing is created)
+    /// or after (the task is cancelled): a request whose execution ended before it was
+    /// resumed never reaches the server. Nothing URLSession runs waits for this lock
+    /// before the task exists, so holding it while URLSession creates and resumes the task
+    /// (which waits for URLSession's work queue on Linux) cannot deadlock; this must not
+    /// be called on that work queue.
     @discardableResult
-    func start(_ task: URLSessionTask) -> Bool {
-        let cancelled = lock.withLock { () -> Bool in
-            if !isDone { self.task = task }
-            return isDone
+    func start(_ create: () -> URLSessionTask) -> URLSessionTask? {
+        let started = lock.withLock { () -> URLSessionTask? in
+            if isDone { return nil }
+            let created = create()
+            task = created
+            created.resume()
+            return created
         }
-        if !cancelled { task.resume() }
-        return !cancelled
+        if started == nil { ended() }
+        return started
+    }
+
+    /// URLSession reported the task ended (finished or cancelled), or it never started:
+    /// its place in the dispatcher is given back, once.
+    func ended() {
+        guard let released = lock.withLock({ () -> DispatcherPlace? in
+            defer { place = nil }
+            return place
+        })
+        else { return }
+        released.release()
     }
 
     /// Marks the task finished by URLSession; returns false if it was cancelled first.

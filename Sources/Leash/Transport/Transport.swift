@@ -31,14 +31,40 @@ public protocol Transport: Sendable {
 }
 
 /// A transport Leash's pipeline starts directly, without the observable `send` wraps
-/// around each request, and which can hand its answer to the execution's task
-/// (`URLSessionTransport`).
+/// around each request, and which can hand its answer to the execution's task, give its
+/// manager's dispatcher place back when the request really ended, and answer challenges
+/// as the manager says (`URLSessionTransport`).
 protocol DirectTransport: Transport {
-    /// Sends `request`; reports to `observer` once, through `handoff` if there is one.
-    /// The returned disposable cancels the request.
-    func start<Observer: ObserverType & SendableMetatype>(
-        _ request: URLRequest, handoff: ResponseHandoff?, observer: Observer
-    ) -> Disposable where Observer.Element == TransportResponse
+    /// Prepares `request`, which reports to `observer` once, through `options.handoff` if
+    /// there is one. Nothing is sent until `launch()`; disposing cancels the request (or
+    /// makes `launch()` do nothing).
+    func prepare<Observer: ObserverType & SendableMetatype>(
+        _ request: URLRequest, options: DirectRequestOptions, observer: Observer
+    ) -> PreparedRequest where Observer.Element == TransportResponse
+
+    /// Prepares the transfer `request` (see `Transport.transfer(_:)`), as `prepare` does.
+    func prepareTransfer(
+        _ request: TransportRequest, options: DirectRequestOptions, observer: AnyObserver<TransportEvent>
+    ) -> PreparedRequest
+}
+
+/// A request a direct transport made ready: `launch()` sends it, once, unless it was
+/// disposed first. The pipeline keeps it (for a dispose to reach) before resuming it, so
+/// that an execution that ends at any moment either never sends it or cancels it.
+protocol PreparedRequest: Disposable {
+    /// Sends the request, unless it was disposed.
+    func launch()
+}
+
+/// What the pipeline tells a direct transport about one request besides the request.
+struct DirectRequestOptions: Sendable {
+    /// Where the answer is handed (an `await`ing execution's task), if anywhere.
+    var handoff: ResponseHandoff?
+    /// The request's place in its manager's `RequestDispatcher`, given back when the
+    /// transport's request really ended.
+    var place: DispatcherPlace?
+    /// How authentication challenges are answered.
+    var credentials: CredentialHandling = .none
 }
 
 /// What a transport received: the HTTP response head and the whole body, in memory or

@@ -30,17 +30,29 @@ struct URLSessionPlatform: Sendable {
     /// never does: there the transport skips the bookkeeping that would wait for them.
     let collectsMetrics: Bool
 
+    /// Whether URLSession answers an authentication challenge its delegate rejects by
+    /// delivering the response that carried it (Apple platforms: the 401 or 407 arrives as
+    /// any response). FoundationNetworking cancels the task instead, and waits forever for
+    /// a `Basic` challenge nobody answers (see Docs/URLSession-on-Linux.md), so there the
+    /// transport delivers the head and body its delegate already received, and cancels
+    /// the challenge: also in a build that takes Apple platforms' branches.
+    let deliversRejectedChallenges: Bool
+
     /// The platform this build runs on.
     #if canImport(FoundationNetworking) && !LEASH_APPLE_BRANCHES
         static let current = URLSessionPlatform(
-            sharesOneWorkQueue: true, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: false)
+            sharesOneWorkQueue: true, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: false,
+            deliversRejectedChallenges: false)
     #elseif canImport(FoundationNetworking)
-        // Apple platforms' branches, run on Linux: all but the file upload and the URL
-        // cache (see above).
+        // Apple platforms' branches, run on Linux: all but what FoundationNetworking cannot
+        // do (see above): the file upload, the URL cache, metrics (it never reports any,
+        // and a completion would wait for them) and rejected challenges.
         static let current = URLSessionPlatform(
-            sharesOneWorkQueue: false, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: true)
+            sharesOneWorkQueue: false, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: false,
+            deliversRejectedChallenges: false)
     #else
         static let current = URLSessionPlatform(
-            sharesOneWorkQueue: false, streamsUploadFiles: false, keepsURLCache: true, collectsMetrics: true)
+            sharesOneWorkQueue: false, streamsUploadFiles: false, keepsURLCache: true, collectsMetrics: true,
+            deliversRejectedChallenges: true)
     #endif
 }

@@ -10,8 +10,8 @@ import Rx
 /// tasks report their bytes as they move (upload tasks streaming a file, data tasks whose
 /// body is counted and written to memory or to a file as it arrives).
 ///
-/// Plain requests do not come here: a completion handler is cheaper than a delegate per
-/// chunk, and they keep the transport's fast path.
+/// Plain requests do not come here: they have a session and a delegate of their own
+/// (`PlainSessionDelegate`), without progress, files or streams to keep.
 ///
 /// Delegate callbacks run where URLSession runs them (in place on Linux, on URLSession's
 /// work queue, where nothing may wait for that queue); each task's events are handed on,
@@ -22,8 +22,11 @@ final class TransferSession: @unchecked Sendable {
     let session: URLSession
     private let delegate: TransferDelegate
 
-    init(configuration: URLSessionConfiguration, trust: ServerTrust, delegateQueue: OperationQueue) {
-        delegate = TransferDelegate(trust: trust)
+    init(
+        configuration: URLSessionConfiguration, trust: ServerTrust, cancelQueue: DispatchQueue,
+        delegateQueue: OperationQueue
+    ) {
+        delegate = TransferDelegate(trust: trust, cancelQueue: cancelQueue)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
@@ -31,30 +34,35 @@ final class TransferSession: @unchecked Sendable {
         session.finishTasksAndInvalidate()
     }
 
-    /// Starts `request`, reporting to `observer` on `deliveryQueue`; the returned
-    /// disposable cancels it. A session made for this one request (a stream's) is kept
-    /// alive by it until it ends, and then invalidated.
-    func start(
-        _ request: TransportRequest, deliveryQueue: DispatchQueue, cancelQueue: DispatchQueue,
-        observer: AnyObserver<TransportEvent>, ownsSession: Bool = false,
+    /// Prepares `request`, reporting to `observer` on `deliveryQueue`; the returned
+    /// request sends it on `launch()`, and cancels it when disposed. A session made for
+    /// this one request (a stream's) is kept alive by it until it ends, and then
+    /// invalidated.
+    func prepare(
+        _ request: TransportRequest, options: DirectRequestOptions, deliveryQueue: DispatchQueue,
+        cancelQueue: DispatchQueue, observer: AnyObserver<TransportEvent>, ownsSession: Bool = false,
         slowSubscribers: SlowSubscriberPolicy = .platformDefault
-    ) -> Disposable {
+    ) -> PreparedRequest {
+        let state = TaskState(cancelQueue: cancelQueue, place: options.place)
         var urlRequest = request.urlRequest
         let requestedOffset = TransferBodyPlan.requestRange(for: request.destination, in: &urlRequest)
-        let task: URLSessionTask
         /// The body's size, when URLSession may not know it (a stream).
         var uploadSize: Int64 = 0
-        switch request.body {
-        case .inRequest:
-            task = session.dataTask(with: urlRequest)
-        case .file(let url):
+        /// How the task is made, once it is launched.
+        enum Kind {
+            case data
+            case uploadFromFile(URL)
+        }
+        var kind = Kind.data
+        if case .file(let url) = request.body {
             uploadSize = BodyFileWriter.existingSize(of: url)
             // Checked here: URLSession reports a missing file late, or not clearly.
             guard FileManager.default.isReadableFile(atPath: url.path) else {
+                state.dispose()
                 observer.onError(
                     LeashError.fileAccess(
                         reason: "the upload's file does not exist or cannot be read", url: url, underlying: nil))
-                return Disposables.create()
+                return state
             }
             if URLSessionPlatform.current.streamsUploadFiles {
                 // Not `uploadTask(with:fromFile:)`: on Linux its file source pauses the
@@ -63,9 +71,10 @@ final class TransferSession: @unchecked Sendable {
                 // meanwhile (libcurl error 43; 1 in 5 uploads cut by the server). A stream body is
                 // read as it is sent, without pausing.
                 guard let stream = InputStream(url: url) else {
+                    state.dispose()
                     observer.onError(
                         LeashError.fileAccess(reason: "the upload's file cannot be opened", url: url, underlying: nil))
-                    return Disposables.create()
+                    return state
                 }
                 if urlRequest.value(forHTTPHeaderField: "Content-Length") == nil {
                     urlRequest.setValue(String(uploadSize), forHTTPHeaderField: "Content-Length")
@@ -79,29 +88,49 @@ final class TransferSession: @unchecked Sendable {
                     urlRequest.setValue(" ", forHTTPHeaderField: "Transfer-Encoding")
                 }
                 urlRequest.httpBodyStream = stream
-                task = session.dataTask(with: urlRequest)
             } else {
-                task = session.uploadTask(with: urlRequest, fromFile: url)
+                kind = .uploadFromFile(url)
             }
         }
-        let state = TaskState(cancelQueue: cancelQueue)
         let output = TransferOutput(observer)
         let transfer = TransferTask(
             destination: request.destination, reportsProgress: request.reportsProgress,
-            requestedOffset: requestedOffset, uploadSize: uploadSize, state: state, deliveryQueue: deliveryQueue,
-            observer: output, session: ownsSession ? self : nil, slowSubscribers: slowSubscribers)
-        delegate.register(transfer, for: task)
-        // A task never started never completes: its registration would be kept forever.
-        if !state.start(task) { delegate.unregister(task) }
-        let backlog = transfer.streamBacklog
-        return Disposables.create {
-            state.dispose()
-            // URLSession's queue may be waiting for the subscriber: it need not any more.
-            backlog?.close()
-            // Let go of the subscriber now, not when URLSession gets round to reporting
-            // the cancelled task (seconds, behind a fast stream's chunks).
-            output.release()
+            requestedOffset: requestedOffset, uploadSize: uploadSize, state: state, credentials: options.credentials,
+            deliveryQueue: deliveryQueue, observer: output, session: ownsSession ? self : nil,
+            slowSubscribers: slowSubscribers)
+        let session = self.session
+        let delegate = self.delegate
+        let finalRequest = Carried(urlRequest)
+        state.prepare {
+            let task: URLSessionTask
+            switch kind {
+            case .data: task = session.dataTask(with: finalRequest.value)
+            case .uploadFromFile(let url): task = session.uploadTask(with: finalRequest.value, fromFile: url)
+            }
+            delegate.register(transfer, for: task)
+            return task
         }
+        return PreparedTransfer(state: state, backlog: transfer.streamBacklog, output: output)
+    }
+}
+
+/// A prepared transfer: its task, and what disposing it lets go of at once.
+private struct PreparedTransfer: PreparedRequest {
+    let state: TaskState
+    let backlog: StreamBacklog?
+    let output: TransferOutput
+
+    func launch() {
+        state.launch()
+    }
+
+    func dispose() {
+        state.dispose()
+        // URLSession's queue may be waiting for the subscriber: it need not any more.
+        backlog?.close()
+        // Let go of the subscriber now, not when URLSession gets round to reporting the
+        // cancelled task (seconds, behind a fast stream's chunks).
+        output.release()
     }
 }
 
@@ -135,14 +164,17 @@ private final class TransferOutput: @unchecked Sendable {
 /// Like the plain session's delegate (`PlainSessionDelegate`), it declines every redirect
 /// (Leash's pipeline follows them), and it hands each task its metrics and trust failure.
 final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: `transfers` is behind `lock`; `trust` is immutable.
+    // @unchecked: `transfers` is behind `lock`; `trust` and `cancelQueue` are immutable.
     private let lock = Lock()
     private var transfers: [Int: TransferTask] = [:]
     /// How servers' certificates are judged, per host (Apple platforms).
     let trust: ServerTrust
+    /// Where challenges are answered: off URLSession's queue (see `ChallengeAnswers`).
+    private let cancelQueue: DispatchQueue
 
-    init(trust: ServerTrust) {
+    init(trust: ServerTrust, cancelQueue: DispatchQueue) {
         self.trust = trust
+        self.cancelQueue = cancelQueue
     }
 
     func register(_ transfer: TransferTask, for task: URLSessionTask) {
@@ -191,6 +223,21 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
     func urlSession(_ session: URLSession, task: URLSessionTask, didFinishCollecting metrics: URLSessionTaskMetrics) {
         transfer(for: task)?.metrics = TransportMetrics(metrics)
     }
+
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+        completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
+    ) {
+        // On the session's delegate queue, like the task's other calls.
+        let transfer = transfer(for: task)
+        let answers = ChallengeAnswers(trust: trust, credentials: transfer?.credentials ?? .none, cancelQueue: cancelQueue)
+        answers.answer(
+            challenge, task: task, completionHandler,
+            trustFailed: { transfer?.trustFailure = $0 },
+            deliverResponse: {
+                transfer?.completed(nil, response: challenge.failureResponse ?? task.response, taskEnded: false)
+            })
+    }
 }
 
 /// One transfer: its body kept where URLSession hands it over (in memory, or written to
@@ -226,6 +273,8 @@ final class TransferTask: @unchecked Sendable {
     /// The body's size, if known to Leash (a file's), for progress URLSession cannot size.
     private let uploadSize: Int64
     private let state: TaskState
+    /// How the task answers authentication challenges.
+    let credentials: CredentialHandling
     private let deliveryQueue: DispatchQueue
     private let observer: TransferOutput
     private let hops = ProgressHops()
@@ -258,10 +307,11 @@ final class TransferTask: @unchecked Sendable {
 
     fileprivate init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
-        state: TaskState, deliveryQueue: DispatchQueue, observer: TransferOutput,
+        state: TaskState, credentials: CredentialHandling, deliveryQueue: DispatchQueue, observer: TransferOutput,
         session: TransferSession?, slowSubscribers: SlowSubscriberPolicy
     ) {
         self.session = session
+        self.credentials = credentials
         streamBacklog =
             destination == .stream
             ? StreamBacklog(
@@ -351,7 +401,13 @@ final class TransferTask: @unchecked Sendable {
     /// The task ended; `response` is the task's own, for a head the delegate was never
     /// given (FoundationNetworking does not report a 3xx's head to the delegate, even
     /// when the 3xx is the final response, with no `Location` to follow).
-    func completed(_ error: Swift.Error?, response: URLResponse?) {
+    ///
+    /// Also called when a challenge is left unanswered on Linux (the response that carried
+    /// it is the answer; the task is cancelled after, and its completion then only gives
+    /// the task's place back).
+    func completed(_ error: Swift.Error?, response: URLResponse?, taskEnded: Bool = true) {
+        // The task is over at URLSession: its place is free.
+        if taskEnded { state.ended() }
         if failure != nil { return }
         if head == nil, let response = response as? HTTPURLResponse { head = response }
         let finished = state.finish()

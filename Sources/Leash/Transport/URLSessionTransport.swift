@@ -68,16 +68,15 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
 
     private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
 
-    /// Where answers are handed to where URLSession shares one work queue (Linux; empty
-    /// elsewhere): serial queues, one per core (at least two), taking requests in turn. Not
-    /// one concurrent queue: serial queues run on libdispatch's overcommitting threads,
-    /// which start at once, where a concurrent queue's work waits for a pool thread (about
-    /// 5% of a request's time, one at a time).
-    private let deliveryQueues: [DispatchQueue] =
-        URLSessionPlatform.current.sharesOneWorkQueue
-        ? (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map {
-            DispatchQueue(label: "leash.urlsession.delivery.\($0)")
-        } : []
+    /// Where answers are handed, off URLSession's queue: serial queues, one per core (at
+    /// least two), taking requests in turn, so that different requests' answers are
+    /// decoded in parallel (on Apple platforms URLSession's delegate queue is one serial
+    /// queue for the whole session). Not one concurrent queue: serial queues run on
+    /// libdispatch's overcommitting threads, which start at once, where a concurrent
+    /// queue's work waits for a pool thread (about 5% of a request's time, one at a time).
+    private let deliveryQueues: [DispatchQueue] = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map {
+        DispatchQueue(label: "leash.urlsession.delivery.\($0)")
+    }
     private let deliveryQueueTurn = AtomicInt(0)
 
     /// What a stream does when its subscriber falls behind.
@@ -127,7 +126,7 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         // A copy, so that the caller's configuration (perhaps shared) is left as it was.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         if !URLSessionPlatform.current.keepsURLCache { configuration.urlCache = nil }
-        delegate = PlainSessionDelegate(trust: trust)
+        delegate = PlainSessionDelegate(trust: trust, cancelQueue: cancelQueue)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
     }
 
@@ -140,7 +139,8 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         transferSessionLock.withLock {
             if let existing = transferSession { return existing }
             let created = TransferSession(
-                configuration: session.configuration, trust: delegate.trust, delegateQueue: Self.makeDelegateQueue())
+                configuration: session.configuration, trust: delegate.trust, cancelQueue: cancelQueue,
+                delegateQueue: Self.makeDelegateQueue())
             transferSession = created
             return created
         }
@@ -169,81 +169,62 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
         let transport = self
         return Observable.create { observer in
-            guard request.destination == .stream else {
-                return transport.transfers.start(
-                    request, deliveryQueue: transport.nextDeliveryQueueForTransfer(),
-                    cancelQueue: transport.cancelQueue, observer: observer)
-            }
-            // A stream lasts, and its subscriber may be slow: it gets a session (a work
-            // queue) and a delivery queue of its own, so that a slow subscriber holds up no
-            // other transfer's delivery (see `SlowSubscriberPolicy` for URLSession's own).
-            let session = TransferSession(
-                configuration: transport.session.configuration, trust: transport.delegate.trust,
-                delegateQueue: Self.makeDelegateQueue())
-            return session.start(
-                request, deliveryQueue: DispatchQueue(label: "leash.urlsession.stream"),
-                cancelQueue: transport.cancelQueue, observer: observer, ownsSession: true,
-                slowSubscribers: transport.slowSubscribers)
+            let prepared = transport.prepareTransfer(request, options: DirectRequestOptions(), observer: observer)
+            prepared.launch()
+            return prepared
         }
     }
 
-    /// The queue one transfer's events are handed to: off URLSession's work queue.
-    private func nextDeliveryQueueForTransfer() -> DispatchQueue {
-        nextDeliveryQueue() ?? transferDeliveryQueue
+    /// Prepares the transfer `request` (see `transfer(_:)`); nothing is sent until
+    /// `launch()`.
+    func prepareTransfer(
+        _ request: TransportRequest, options: DirectRequestOptions, observer: AnyObserver<TransportEvent>
+    ) -> PreparedRequest {
+        guard request.destination == .stream else {
+            return transfers.prepare(
+                request, options: options, deliveryQueue: nextDeliveryQueue(), cancelQueue: cancelQueue,
+                observer: observer)
+        }
+        // A stream lasts, and its subscriber may be slow: it gets a session (a work queue)
+        // and a delivery queue of its own, so that a slow subscriber holds up no other
+        // transfer's delivery (see `SlowSubscriberPolicy` for URLSession's own).
+        let session = TransferSession(
+            configuration: self.session.configuration, trust: delegate.trust, cancelQueue: cancelQueue,
+            delegateQueue: Self.makeDelegateQueue())
+        return session.prepare(
+            request, options: options, deliveryQueue: DispatchQueue(label: "leash.urlsession.stream"),
+            cancelQueue: cancelQueue, observer: observer, ownsSession: true, slowSubscribers: slowSubscribers)
     }
 
-    /// The next of `deliveryQueues`, or `nil` where there are none (URLSession's delegate
-    /// queue delivers).
-    private func nextDeliveryQueue() -> DispatchQueue? {
-        guard !deliveryQueues.isEmpty else { return nil }
-        return deliveryQueues[(deliveryQueueTurn.add(1) & Int.max) % deliveryQueues.count]
+    /// The next of `deliveryQueues`.
+    private func nextDeliveryQueue() -> DispatchQueue {
+        deliveryQueues[(deliveryQueueTurn.add(1) & Int.max) % deliveryQueues.count]
     }
-
-    /// Where transfers' events go where URLSession's delegate queue delivers (Apple
-    /// platforms): off that queue, which runs every transfer's delegate calls.
-    private let transferDeliveryQueue = DispatchQueue(label: "leash.urlsession.transfers")
 
     /// Sends `request` with a data task; disposing cancels the task.
     public func send(_ request: URLRequest) -> Observable<TransportResponse> {
         DataTaskObservable(transport: self, request: request).asObservable()
     }
 
-    /// Starts a data task for `request` that reports to `observer` once, through `handoff`
-    /// if there is one, else on the delivery queue; the returned task state is the
-    /// disposable that cancels it. (Leash's pipeline calls this directly, saving the
-    /// observable `send` wraps around it.)
-    func start<Observer: ObserverType & SendableMetatype>(
-        _ request: URLRequest, handoff: ResponseHandoff?, observer: Observer
-    ) -> Disposable where Observer.Element == TransportResponse {
-        let task = TaskState(cancelQueue: cancelQueue)
-        let deliveryQueue = nextDeliveryQueue()
-        // Reported from one thread, once: the observer is handed over, not shared.
-        let observer = Carried(observer)
-        // What the delegate learns about the task (metrics, a trust failure), where it can
-        // learn anything: not on Linux without trust policies, which saves the bookkeeping.
+    /// Prepares a data task for `request` that reports to `observer` once, through
+    /// `options.handoff` if there is one, else on a delivery queue; the returned task state
+    /// creates and resumes it on `launch()`, and cancels it when disposed. (Leash's
+    /// pipeline calls this directly, saving the observable `send` wraps around it.)
+    func prepare<Observer: ObserverType & SendableMetatype>(
+        _ request: URLRequest, options: DirectRequestOptions, observer: Observer
+    ) -> PreparedRequest where Observer.Element == TransportResponse {
+        let state = TaskState(cancelQueue: cancelQueue, place: options.place)
+        let plain = PlainTask(
+            state: state, credentials: options.credentials, observer: observer, handoff: options.handoff,
+            deliveryQueue: nextDeliveryQueue())
+        let session = self.session
         let delegate = self.delegate
-        let report = delegate.needsReports ? TaskReport() : nil
-        let dataTask = session.dataTask(with: request) { data, response, error in
-            if let report { delegate.finished(report) }
-            // Only the first of completion and cancellation reports: after a dispose,
-            // nothing is delivered.
-            guard task.finish() else { return }
-            let answer = Answer(data: data, response: response, error: error, report: report)
-            let deliver: @Sendable () -> Void = { answer.report(to: observer.value) }
-            if let handoff {
-                handoff.hand(deliver)
-            } else if let deliveryQueue {
-                // Off URLSession's work queue, where the completion block runs.
-                deliveryQueue.async(execute: deliver)
-            } else {
-                // Already on the session's delegate queue.
-                deliver()
-            }
+        state.prepare {
+            let task = session.dataTask(with: request)
+            delegate.register(plain, for: task)
+            return task
         }
-        if let report { delegate.register(report, for: dataTask) }
-        // Never started (disposed first), the task never completes: forget its report.
-        if !task.start(dataTask), let report { delegate.finished(report) }
-        return task
+        return state
     }
 
     /// Maps a URLSession error to a `LeashError`.
@@ -258,32 +239,6 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
             return .transport(URLError(code, userInfo: nsError.userInfo))
         }
         return .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: nsError]))
-    }
-}
-
-/// What a data task's completion handler received, handed to the thread that reports it.
-private struct Answer: @unchecked Sendable {
-    // @unchecked: immutable values handed over once.
-    let data: Data?
-    let response: URLResponse?
-    let error: Swift.Error?
-    /// What the session's delegate learned about the task, if it was asked to keep it.
-    let report: TaskReport?
-
-    func report<Observer: ObserverType>(to observer: Observer) where Observer.Element == TransportResponse {
-        if let error {
-            // A task the trust policy stopped ends as cancelled: say why instead.
-            observer.onError(report?.trustFailure ?? URLSessionTransport.leashError(for: error))
-            return
-        }
-        guard let httpResponse = response as? HTTPURLResponse else {
-            observer.onError(LeashError.invalidResponse(reason: "the response is not HTTP"))
-            return
-        }
-        var answer = TransportResponse(httpResponse: httpResponse, data: data ?? Data())
-        answer.metrics = report?.metrics
-        observer.onNext(answer)
-        observer.onCompleted()
     }
 }
 
@@ -312,6 +267,8 @@ private struct DataTaskObservable: ObservableType, @unchecked Sendable {
 
     func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == TransportResponse {
-        transport.start(request, handoff: nil, observer: AnyObserver(observer))
+        let prepared = transport.prepare(request, options: DirectRequestOptions(), observer: AnyObserver(observer))
+        prepared.launch()
+        return prepared
     }
 }

@@ -26,7 +26,7 @@ final class TransportMetricsTests: LoopbackIntegrationCase {
         #endif
     }
 
-    func testTaskReports_areForgottenWhenTasksEnd_finishedOrCancelled() throws {
+    func testTaskRoutes_areForgottenWhenTasksEnd_finishedOrCancelled() throws {
         let transport = URLSessionTransport()
         let client = try makeClient { $0.transport(transport) }
         server.route("GET", "/slow", response: LoopbackResponse(body: Data("late".utf8), delay: 5))
@@ -43,9 +43,9 @@ final class TransportMetricsTests: LoopbackIntegrationCase {
         let deadline = Date(timeIntervalSinceNow: 5)
         // Cancelled tasks report on URLSession's queue a moment after the dispose: polled, as no
         // event tells when.
-        while transport.delegate.reportCount > 0, Date() < deadline {
+        while transport.delegate.taskCount > 0, Date() < deadline {
             RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
         }
-        XCTAssertEqual(transport.delegate.reportCount, 0)
+        XCTAssertEqual(transport.delegate.taskCount, 0)
     }
 }

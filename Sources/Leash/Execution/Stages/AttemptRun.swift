@@ -187,29 +187,94 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             // Suspended: sent on resume.
             if heldBack { return }
         }
+        let manager = stages.client.manager
+        // A stream has a connection of its own: it never waits for a place.
+        guard !stages.streams, let dispatcher = manager.dispatcher else {
+            return launch(urlRequest, transfer, step, place: nil)
+        }
+        let host = RequestDispatcher.hostKey(of: transfer?.urlRequest ?? urlRequest)
+        if dispatcher.tryAcquire(host: host) {
+            return launch(urlRequest, transfer, step, place: DispatcherPlace(dispatcher: dispatcher, host: host))
+        }
+        // Queued behind the manager's limits: the request is only this closure until a
+        // place frees up, and ending the execution removes it (it is the `transport` a
+        // dispose reaches). Queued under the run's lock, so that the closure, which takes
+        // that lock to launch, cannot run before the waiter is kept.
+        let carried = Carried(transfer)
+        let queued = lock.withLock { () -> Bool? in
+            if isDisposed || generation != step.generation || isSuspended { return nil }
+            let waiter = dispatcher.enqueue(host: host) { [self] in
+                launch(urlRequest, carried.value, step, place: DispatcherPlace(dispatcher: dispatcher, host: host))
+            }
+            guard let waiter else { return false }
+            transport = waiter
+            return true
+        }
+        // A place freed up meanwhile: it is this request's.
+        if queued == false {
+            launch(urlRequest, transfer, step, place: DispatcherPlace(dispatcher: dispatcher, host: host))
+        }
+    }
+
+    /// Hands `step`'s request to the transport, holding `place` (given back when the
+    /// transport's request ended). The request is kept as `transport` before it is sent,
+    /// so that a dispose either comes first (nothing is sent) or cancels it.
+    private func launch(_ urlRequest: URLRequest, _ transfer: TransportRequest?, _ step: Step, place: DispatcherPlace?) {
+        guard isCurrent(step) else {
+            place?.release()
+            return
+        }
         stages.progress.send(.requestSent(transfer?.urlRequest ?? urlRequest, attempt: step.context.attempt))
         let manager = stages.client.manager
+        if let direct = manager.directTransport {
+            // Without the observable around its request, with the answer handed to the
+            // execution's task if it has one, and the place given back when URLSession
+            // reports the task over.
+            let options = DirectRequestOptions(handoff: stages.handoff, place: place, credentials: manager.credentials)
+            let prepared: PreparedRequest
+            if let transfer {
+                // Bytes reported as they move: uploads from files, downloads, progress.
+                let observer = TransferObserver(run: self, request: transfer.urlRequest, step: step)
+                prepared = direct.prepareTransfer(transfer, options: options, observer: AnyObserver(observer))
+            } else {
+                let observer = TransportObserver(run: self, request: urlRequest, step: step)
+                prepared = direct.prepare(urlRequest, options: options, observer: observer)
+            }
+            if keep(prepared, step) {
+                prepared.launch()
+            } else {
+                prepared.dispose()
+            }
+            return
+        }
+        // Another transport: its observable is the request, and the place is given back
+        // when it ends or is disposed.
+        let holder = SingleAssignmentDisposable()
+        guard keep(holder, step) else {
+            place?.release()
+            return
+        }
         let subscription: Disposable
         if let transfer {
-            // Bytes reported as they move: uploads from files, downloads, progress.
-            let observer = TransferObserver(run: self, request: transfer.urlRequest, step: step)
+            let observer = TransferObserver(run: self, request: transfer.urlRequest, step: step, place: place)
             subscription = manager.transport.transfer(transfer).subscribe(observer)
-        } else if let direct = manager.directTransport {
-            let observer = TransportObserver(run: self, request: urlRequest, step: step)
-            // Without the observable around its request, and with the answer handed to
-            // the execution's task if it has one.
-            subscription = direct.start(urlRequest, handoff: stages.handoff, observer: observer)
+            holder.setDisposable(Disposables.create(subscription, observer))
         } else {
-            let observer = TransportObserver(run: self, request: urlRequest, step: step)
+            let observer = TransportObserver(run: self, request: urlRequest, step: step, place: place)
             subscription = manager.transport.send(urlRequest).subscribe(observer)
+            holder.setDisposable(Disposables.create(subscription, observer))
         }
-        let disposeNow = lock.withLock { () -> Bool in
+    }
+
+    /// Keeps `request` as the attempt's transport request, unless `step` is over or the
+    /// execution is suspended; returns whether it did.
+    private func keep(_ request: Disposable, _ step: Step) -> Bool {
+        lock.withLock { () -> Bool in
             // Suspended while starting: stopped now, sent again on resume.
-            if isDisposed || generation != step.generation || isSuspended { return true }
-            transport = subscription
-            return false
+            if isDisposed || generation != step.generation || isSuspended { return false }
+            transport = request
+            return true
         }
-        if disposeNow { subscription.dispose() }
     }
 
     /// Stops the request in flight, quietly, until `resume()` (see `DataRequest.suspend()`,

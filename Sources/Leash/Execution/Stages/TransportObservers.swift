@@ -5,20 +5,37 @@ import Rx
     import FoundationNetworking
 #endif
 
-/// What the transport's observers of one attempt share: the run, its request and step, and
-/// whether the response arrived (a transport's completion alone is not one).
-class AttemptAnswer: @unchecked Sendable {
-    // @unchecked: immutable but for `responded`, an atomic.
+/// What the transport's observers of one attempt share: the run, its request and step,
+/// whether the response arrived (a transport's completion alone is not one), and, for a
+/// transport other than `URLSessionTransport`, the request's place in the manager's
+/// dispatcher, given back when the request ends or is disposed (whichever comes first).
+class AttemptAnswer: Disposable, @unchecked Sendable {
+    // @unchecked: immutable but for `responded` and `placeTaken`, atomics.
     let run: AttemptRun
     let request: URLRequest
     let step: AttemptRun.Step
     /// 1 once the response arrived.
     private let responded = AtomicInt(0)
+    private let place: DispatcherPlace?
+    /// 1 while the place is held.
+    private let placeTaken: AtomicInt
 
-    init(run: AttemptRun, request: URLRequest, step: AttemptRun.Step) {
+    init(run: AttemptRun, request: URLRequest, step: AttemptRun.Step, place: DispatcherPlace? = nil) {
         self.run = run
         self.request = request
         self.step = step
+        self.place = place
+        self.placeTaken = AtomicInt(place == nil ? 0 : 1)
+    }
+
+    /// The transport's request is disposed: its place is given back.
+    final func dispose() {
+        releasePlace()
+    }
+
+    private func releasePlace() {
+        guard let place, placeTaken.exchange(0) == 1 else { return }
+        place.release()
     }
 
     /// The response: to the success interceptors.
@@ -30,6 +47,7 @@ class AttemptAnswer: @unchecked Sendable {
     /// A failure, or the end: to the failure interceptors (an end without a response is a
     /// failure too).
     final func end(_ error: Swift.Error?) {
+        releasePlace()
         if let error {
             run.failed(error, step)
         } else if responded.load() == 0 {

@@ -115,23 +115,4 @@
             }
         }
     }
-
-    extension PlainSessionDelegate {
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-            completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-        ) {
-            trust.answer(challenge, completionHandler) { report(for: task)?.record(trustFailure: $0) }
-        }
-    }
-
-    extension TransferDelegate {
-        func urlSession(
-            _ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
-            completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void
-        ) {
-            // On the session's delegate queue, like the task's other calls.
-            trust.answer(challenge, completionHandler) { transfer(for: task)?.trustFailure = $0 }
-        }
-    }
 #endif

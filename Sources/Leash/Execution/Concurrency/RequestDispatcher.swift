@@ -1,0 +1,197 @@
+import Dispatch
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A manager's queue in front of its transport: at most `perHost` requests to one host
+/// (and port), and `total` in all, are at the transport at once; the others wait here, in
+/// the order they came, and reach the transport only when a place frees up.
+///
+/// Why Leash keeps its own queue: a request queued inside URLSession (beyond
+/// `httpMaximumConnectionsPerHost`) is out of reach of a cancel that races the connection
+/// freeing up, and reaches the server after its execution ended (`cancelAll()` on ten
+/// requests to a hanging route sent some of the queued ones, in 2 runs of 3). A request
+/// waiting here is only a closure: ending its execution removes it, and it is never sent.
+///
+/// A place is given back when the transport's request has really ended: for
+/// `URLSessionTransport`, when URLSession reports the task finished (a cancelled task
+/// holds its connection until then), so that URLSession itself never has more than
+/// `perHost` of this manager's tasks for a host; for other transports, when the request's
+/// observable ends or is disposed.
+///
+/// Streams do not queue here: each has a session and a connection of its own, and a
+/// stream that lasts for hours must not hold a place that plain requests wait for.
+final class RequestDispatcher: @unchecked Sendable {
+    // @unchecked: all mutable state is behind `lock`.
+
+    /// The most requests at the transport for one host.
+    let perHost: Int
+    /// The most requests at the transport in all.
+    let total: Int
+
+    private let lock = Lock()
+    private var running = 0
+    private var runningByHost: [String: Int] = [:]
+    /// The requests waiting, oldest first; those removed before their turn are `nil`.
+    private var waiting: [Waiter?] = []
+    /// Where `waiting` begins (the slots before it were taken).
+    private var waitingStart = 0
+    /// Where waiting requests are started when a place frees up: never in place, since
+    /// places are given back on URLSession's work queue, where creating a task deadlocks.
+    private let startQueue = DispatchQueue(label: "leash.dispatcher", attributes: .concurrent)
+
+    init(perHost: Int, total: Int) {
+        self.perHost = max(1, perHost)
+        self.total = max(1, total)
+    }
+
+    /// The key a request counts against: its host and port.
+    static func hostKey(of request: URLRequest) -> String {
+        guard let url = request.url else { return "" }
+        let host = url.host?.lowercased() ?? ""
+        if let port = url.port { return host + ":" + String(port) }
+        return host
+    }
+
+    /// Takes a place for a request to `host` if there is one (`true`: the caller sends it
+    /// now and gives the place back with `release(host:)`).
+    func tryAcquire(host: String) -> Bool {
+        lock.withLock { takePlace(host) }
+    }
+
+    /// Queues `start` for a place for `host`, unless one freed up since `tryAcquire`
+    /// (then returns `nil`, and the caller sends it now). Disposing the returned waiter
+    /// removes it from the queue; once started, disposing it does nothing.
+    func enqueue(host: String, start: @escaping @Sendable () -> Void) -> Disposable? {
+        lock.withLock { () -> Waiter? in
+            if takePlace(host) { return nil }
+            let waiter = Waiter(host: host, dispatcher: self, start: start)
+            waiter.position = waiting.count
+            waiting.append(waiter)
+            return waiter
+        }
+    }
+
+    /// Gives back a place taken for `host`, and starts the waiting requests that can go.
+    func release(host: String) {
+        let ready = lock.withLock { () -> [Waiter] in
+            running -= 1
+            if let count = runningByHost[host], count > 1 {
+                runningByHost[host] = count - 1
+            } else {
+                runningByHost[host] = nil
+            }
+            return promote()
+        }
+        for waiter in ready {
+            if let start = waiter.takeStart() {
+                startQueue.async(execute: start)
+            } else {
+                // Disposed between its promotion and now: its place goes to the next.
+                release(host: waiter.host)
+            }
+        }
+    }
+
+    /// How many requests are at the transport, and how many wait (for tests).
+    var counts: (running: Int, waiting: Int) {
+        lock.withLock { (running, waiting[waitingStart...].reduce(0) { $0 + ($1 == nil ? 0 : 1) }) }
+    }
+
+    // MARK: Under the lock
+
+    private func takePlace(_ host: String) -> Bool {
+        guard running < total else { return false }
+        let forHost = runningByHost[host] ?? 0
+        guard forHost < perHost else { return false }
+        running += 1
+        runningByHost[host] = forHost + 1
+        return true
+    }
+
+    /// The waiting requests that can go now, oldest first (one whose host is full is
+    /// skipped, not a barrier for the others), with their places taken.
+    private func promote() -> [Waiter] {
+        var ready: [Waiter] = []
+        var index = waitingStart
+        while index < waiting.count, running < total {
+            if let waiter = waiting[index], takePlace(waiter.host) {
+                waiting[index] = nil
+                waiter.position = nil
+                ready.append(waiter)
+            }
+            index += 1
+        }
+        compact()
+        return ready
+    }
+
+    /// Drops the removed requests at the front, and the array when it is all removed.
+    private func compact() {
+        while waitingStart < waiting.count, waiting[waitingStart] == nil { waitingStart += 1 }
+        if waitingStart == waiting.count {
+            waiting.removeAll(keepingCapacity: true)
+            waitingStart = 0
+        } else if waitingStart > 64, waitingStart * 2 > waiting.count {
+            waiting.removeFirst(waitingStart)
+            for (offset, waiter) in waiting.enumerated() { waiter?.position = offset }
+            waitingStart = 0
+        }
+    }
+
+    fileprivate func remove(_ waiter: Waiter) {
+        lock.withLock {
+            guard let position = waiter.position, position < waiting.count, waiting[position] === waiter else {
+                return
+            }
+            waiting[position] = nil
+            waiter.position = nil
+            compact()
+        }
+    }
+
+    /// A request waiting for a place.
+    fileprivate final class Waiter: Disposable, @unchecked Sendable {
+        // @unchecked: `position` is behind the dispatcher's lock; `start` behind `startLock`.
+        let host: String
+        weak var dispatcher: RequestDispatcher?
+        /// Where it is in `waiting`, while it waits.
+        var position: Int?
+        private let startLock = Lock()
+        private var start: (@Sendable () -> Void)?
+
+        init(host: String, dispatcher: RequestDispatcher, start: @escaping @Sendable () -> Void) {
+            self.host = host
+            self.dispatcher = dispatcher
+            self.start = start
+        }
+
+        /// The start, once: `nil` if the request was disposed meanwhile.
+        func takeStart() -> (@Sendable () -> Void)? {
+            startLock.withLock {
+                defer { start = nil }
+                return start
+            }
+        }
+
+        func dispose() {
+            // Let go of the closure (and the execution it holds) at once.
+            _ = takeStart()
+            dispatcher?.remove(self)
+        }
+    }
+}
+
+/// A place taken in a `RequestDispatcher`, for a request to `host`: given back once, by
+/// whoever holds it when the transport's request ends.
+struct DispatcherPlace: Sendable {
+    let dispatcher: RequestDispatcher
+    let host: String
+
+    func release() {
+        dispatcher.release(host: host)
+    }
+}
