@@ -42,6 +42,7 @@ extension Manager {
         var redirectPolicyValue = RedirectPolicy.follow
         var perHostLimit: Int?
         var totalLimit = 64
+        var limitsRequests = false
         var credentialHandling = CredentialHandling.none
 
         /// Starts with nothing set.
@@ -277,6 +278,7 @@ extension Manager {
         /// By default `perHost` is the `URLSessionTransport` session's
         /// `httpMaximumConnectionsPerHost` (6 for other transports), so that no request
         /// queues inside URLSession, where a cancel cannot reliably stop it; `total` is 64.
+        /// Another transport (a `StubTransport`) has no limits unless this is called.
         /// Streams (`client.rx.stream`, Server-Sent Events) are not counted: each has a
         /// connection of its own. Managers that share a transport share its connections but
         /// not these limits: give each its own transport, or limits that add up to the
@@ -285,6 +287,7 @@ extension Manager {
         public func maximumRequests(perHost: Int? = nil, total: Int = 64) -> Self {
             perHostLimit = perHost.map { max(1, $0) }
             totalLimit = max(1, total)
+            limitsRequests = true
             return self
         }
 

@@ -60,10 +60,11 @@ public final class Manager: @unchecked Sendable {
     public let redirectPolicy: RedirectPolicy
     /// The most requests to one host (and port) at the transport at once; more wait in the
     /// manager's queue, in order, and a request that waits there when its execution ends
-    /// is never sent (see `Builder.maximumRequests(perHost:total:)`).
-    public let maximumRequestsPerHost: Int
-    /// The most requests at the transport at once, to all hosts.
-    public let maximumRequests: Int
+    /// is never sent (see `Builder.maximumRequests(perHost:total:)`). `nil`: no limit (the
+    /// default for a transport other than `URLSessionTransport`).
+    public let maximumRequestsPerHost: Int?
+    /// The most requests at the transport at once, to all hosts; `nil`: no limit.
+    public let maximumRequests: Int?
     /// What requests do when a server demands credentials (by default `.none`: a 401 or
     /// 407 is a response like any other, on every platform).
     public let credentials: CredentialHandling
@@ -95,10 +96,19 @@ public final class Manager: @unchecked Sendable {
         self.deadlines = builder.schedulerValue == nil ? DeadlineTimer.shared : nil
         self.requestGates = builder.gates
         self.credentials = builder.credentialHandling
-        let perHost = builder.perHostLimit ?? Self.connectionLimit(of: transport)
-        self.maximumRequestsPerHost = perHost
-        self.maximumRequests = max(perHost, builder.totalLimit)
-        self.dispatcher = RequestDispatcher(perHost: perHost, total: maximumRequests)
+        // URLSession's own queue is what the limits keep requests out of: other transports
+        // (a `StubTransport`) have none unless asked.
+        if builder.limitsRequests || transport is URLSessionTransport {
+            let perHost = builder.perHostLimit ?? Self.connectionLimit(of: transport)
+            let total = max(perHost, builder.totalLimit)
+            self.maximumRequestsPerHost = perHost
+            self.maximumRequests = total
+            self.dispatcher = RequestDispatcher(perHost: perHost, total: total)
+        } else {
+            self.maximumRequestsPerHost = nil
+            self.maximumRequests = nil
+            self.dispatcher = nil
+        }
         self.interceptorSet = InterceptorSet(builder.interceptorList)
         let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
         if let components, components.percentEncodedQuery == nil, components.percentEncodedFragment == nil {

@@ -75,8 +75,11 @@ final class RequestDispatcher: @unchecked Sendable {
         }
     }
 
-    /// Gives back a place taken for `host`, and starts the waiting requests that can go.
-    func release(host: String) {
+    /// Gives back a place taken for `host`, and starts the waiting requests that can go:
+    /// on a queue of the dispatcher's if `hop` (a place given back on URLSession's work
+    /// queue, where creating a task deadlocks), else in place (another transport's request
+    /// ended: a `StubTransport` in virtual time starts the next one in the same instant).
+    func release(host: String, hop: Bool = true) {
         let ready = lock.withLock { () -> [Waiter] in
             running -= 1
             if let count = runningByHost[host], count > 1 {
@@ -88,10 +91,10 @@ final class RequestDispatcher: @unchecked Sendable {
         }
         for waiter in ready {
             if let start = waiter.takeStart() {
-                startQueue.async(execute: start)
+                if hop { startQueue.async(execute: start) } else { start() }
             } else {
                 // Disposed between its promotion and now: its place goes to the next.
-                release(host: waiter.host)
+                release(host: waiter.host, hop: hop)
             }
         }
     }
@@ -191,7 +194,8 @@ struct DispatcherPlace: Sendable {
     let dispatcher: RequestDispatcher
     let host: String
 
-    func release() {
-        dispatcher.release(host: host)
+    /// Gives the place back; `hop` as for `RequestDispatcher.release(host:hop:)`.
+    func release(hop: Bool = true) {
+        dispatcher.release(host: host, hop: hop)
     }
 }

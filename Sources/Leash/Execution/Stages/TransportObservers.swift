@@ -35,7 +35,8 @@ class AttemptAnswer: Disposable, @unchecked Sendable {
 
     private func releasePlace() {
         guard let place, placeTaken.exchange(0) == 1 else { return }
-        place.release()
+        // Not on URLSession's queue: the next request may start here, at once.
+        place.release(hop: false)
     }
 
     /// The response: to the success interceptors.
