@@ -91,7 +91,8 @@ final class PlainSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked S
         answers.answer(
             challenge, task: task, completionHandler,
             trustFailed: { plain?.trustFailed($0) },
-            deliverResponse: { plain?.deliverChallenged(challenge.failureResponse ?? task.response) })
+            deliverResponse: { plain?.deliverChallenged(challenge.failureResponse ?? task.response) },
+            resending: { plain?.resending() })
     }
 }
 
@@ -106,6 +107,9 @@ protocol PlainTaskEvents: AnyObject, Sendable {
     func trustFailed(_ error: LeashError)
     /// The task's answer is the response that carried a challenge left unanswered.
     func deliverChallenged(_ response: URLResponse?)
+    /// A challenge was answered with a credential: the request goes again, and what came
+    /// so far is not the answer.
+    func resending()
 }
 
 /// One plain request's task: its head and body as URLSession hands them over, its
@@ -149,8 +153,8 @@ where Observer.Element == TransportResponse {
     }
 
     func received(_ response: URLResponse) {
-        // A new head (FoundationNetworking sends a request again with a credential)
-        // starts the body over.
+        // A new head (URLSession sent the request again with a credential) starts the
+        // body over.
         head = response as? HTTPURLResponse
         body = Data()
     }
@@ -161,6 +165,13 @@ where Observer.Element == TransportResponse {
 
     func trustFailed(_ error: LeashError) {
         trustFailure = error
+    }
+
+    func resending() {
+        // FoundationNetworking does not always report the next head to the delegate: the
+        // task's own response is the head then.
+        head = nil
+        body = Data()
     }
 
     func collected(_ metrics: TransportMetrics) {
@@ -269,7 +280,7 @@ struct ChallengeAnswers {
     func answer(
         _ challenge: URLAuthenticationChallenge, task: URLSessionTask,
         _ completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void,
-        trustFailed: (LeashError) -> Void, deliverResponse: () -> Void
+        trustFailed: (LeashError) -> Void, deliverResponse: () -> Void, resending: () -> Void
     ) {
         #if canImport(Security)
             if challenge.protectionSpace.authenticationMethod == NSURLAuthenticationMethodServerTrust {
@@ -283,6 +294,7 @@ struct ChallengeAnswers {
         case .disposition(let chosen, let chosenCredential):
             disposition = chosen
             credential = chosenCredential
+            resending()
         case .deliverResponse where URLSessionPlatform.current.deliversRejectedChallenges:
             // URLSession goes on without a credential and delivers the 401 or 407 itself.
             disposition = Self.continuingWithoutCredential(challenge)

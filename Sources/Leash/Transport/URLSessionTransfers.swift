@@ -236,7 +236,8 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
             trustFailed: { transfer?.trustFailure = $0 },
             deliverResponse: {
                 transfer?.completed(nil, response: challenge.failureResponse ?? task.response, taskEnded: false)
-            })
+            },
+            resending: { transfer?.resending() })
     }
 }
 
@@ -331,6 +332,15 @@ final class TransferTask: @unchecked Sendable {
     }
 
     // MARK: On URLSession's queue
+
+    /// A challenge was answered with a credential: the request goes again, and what came
+    /// so far (a 401's head and body, kept in memory) is not the answer.
+    func resending() {
+        guard writer == nil, !streams else { return }
+        head = nil
+        body = Data()
+        receivedBytes = 0
+    }
 
     func sent(_ total: Int64, of reported: Int64) {
         guard reportsProgress, failure == nil else { return }
