@@ -55,14 +55,18 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         }
     }
 
-    private func installRoutes(tokenStatus: Int = 200) -> TokenServer {
+    /// `challenge`: the `WWW-Authenticate` header `/items`'s 401 carries, if any.
+    private func installRoutes(tokenStatus: Int = 200, challenge: String? = nil) -> TokenServer {
         let tokens = TokenServer()
         server.route("GET", "/items") { request in
             tokens.hold.waitWhileClosed()
             tokens.itemRequests.withLock { $0 += 1 }
             guard request.headers["Authorization"] == "Bearer \(tokens.current.value)" else {
                 tokens.rejected.withLock { $0 += 1 }
-                return .status(401)
+                guard let challenge else { return .status(401) }
+                var response = LoopbackResponse.status(401)
+                response.headers.add(name: "WWW-Authenticate", value: challenge)
+                return response
             }
             return .json(Data(refreshItemJSON.utf8))
         }
@@ -138,6 +142,21 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         XCTAssertEqual(tokens.rejected.value, count)
         XCTAssertEqual(tokens.itemRequests.value, 2 * count)
         XCTAssertFalse(refresher.isRefreshing)
+    }
+
+    func testStormOf401sWithABasicChallenge_reachesTheRefresher_onceForAll() throws {
+        // FoundationNetworking used to hold such a 401 forever, waiting for a credential.
+        let count = 50
+        let tokens = installRoutes(challenge: #"Basic realm="Fake Realm""#)
+        let (authenticator, refresher) = try expiredCredentialRefresher()
+        let client = try makeClient { $0.refreshing(with: refresher) }
+
+        let outcomes = storm(client, count: count, tokens: tokens)
+
+        XCTAssertEqual(tokens.issued.value, 1, "exactly one refresh")
+        XCTAssertEqual(outcomes.filter { $0.value == RefreshItem(id: 7) }.count, count)
+        XCTAssertEqual(authenticator.accessToken, "t1")
+        XCTAssertEqual(tokens.rejected.value, count)
     }
 
     func testUploadGetting401_isRefreshedOnce_andSentAgainWholeFromItsFile() throws {

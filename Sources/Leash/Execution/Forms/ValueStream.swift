@@ -198,8 +198,10 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         guard stop() else { return }
         stages.release()
         stages.ended(.failed(error))
-        downstream.onError(error)
+        // Upstream first: once the subscriber hears of the end, no request of this
+        // execution can still start.
         release(disposingUpstream: disposingUpstream)
+        downstream.onError(error)
     }
 
     /// Ends the stream with `LeashError.timeout` when `deadline` passes, unless the stream
@@ -234,8 +236,8 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         stages.release()
         let error = LeashError.timeout(seconds: seconds)
         stages.ended(.failed(error))
-        downstream.onError(error)
         release(disposingUpstream: true)
+        downstream.onError(error)
     }
 
     func cancelFromManager() {
@@ -261,8 +263,10 @@ where Downstream.Element == Response<Serializer.SerializedObject> {
         registry.remove(self)
         stages.release()
         stages.ended(.failed(LeashError.cancelled))
-        downstream.onError(LeashError.cancelled)
+        // Upstream first: once the subscriber hears of the end, no request of this
+        // execution can still start (a queued one is removed, a prepared one not sent).
         release(disposingUpstream: true)
+        downstream.onError(LeashError.cancelled)
     }
 
     func dispose() {

@@ -67,8 +67,10 @@ final class PipelineSubscription<Element>: Disposable, DeadlineTarget, ManagedEx
         guard leaveRegistry() else { return }
         stages.release()
         stages.ended(.failed(error))
-        output.onError(error)
+        // Upstream first: once the subscriber hears of the end, no request of this
+        // execution can still start (a queued one is removed, a prepared one not sent).
         upstream.dispose()
+        output.onError(error)
     }
 
     /// Leaves the registry; `false` if the execution had ended already (it leaves once).
