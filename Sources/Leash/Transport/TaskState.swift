@@ -39,10 +39,11 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
 
     /// Creates and resumes the prepared task, unless the request was disposed first.
     func launch() {
-        guard let create = lock.withLock({ () -> (() -> URLSessionTask)? in
-            defer { launcher = nil }
-            return launcher
-        })
+        guard
+            let create = lock.withLock({ () -> (() -> URLSessionTask)? in
+                defer { launcher = nil }
+                return launcher
+            })
         else { return }
         start(create)
     }
@@ -113,10 +114,11 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
     /// URLSession reported the task ended (finished or cancelled), or it never started:
     /// its place in the dispatcher is given back, once.
     func ended() {
-        guard let released = lock.withLock({ () -> DispatcherPlace? in
-            defer { place = nil }
-            return place
-        })
+        guard
+            let released = lock.withLock({ () -> DispatcherPlace? in
+                defer { place = nil }
+                return place
+            })
         else { return }
         released.release()
     }

@@ -230,7 +230,8 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
     ) {
         // On the session's delegate queue, like the task's other calls.
         let transfer = transfer(for: task)
-        let answers = ChallengeAnswers(trust: trust, credentials: transfer?.credentials ?? .none, cancelQueue: cancelQueue)
+        let answers = ChallengeAnswers(
+            trust: trust, credentials: transfer?.credentials ?? .none, cancelQueue: cancelQueue)
         answers.answer(
             challenge, task: task, completionHandler,
             trustFailed: { transfer?.trustFailure = $0 },

@@ -6,7 +6,9 @@ import Rx
     import FoundationNetworking
 #endif
 
-/// The default transport: a `URLSession` data task per request.
+/// The default transport: a `URLSession` data task per request, delegate-based (the
+/// session's delegate, `PlainSessionDelegate`, takes each task's head, body, metrics and
+/// challenges).
 ///
 /// Its session starts from URLSession's own defaults (`URLSessionConfiguration.default`:
 /// cookies kept in the shared cookie storage, and on Apple platforms the shared
@@ -19,7 +21,10 @@ import Rx
 /// - `cancel()` is issued asynchronously on a queue of its own, never from inside
 ///   URLSession's callbacks (disposing from a completion handler would do exactly that),
 ///   and never for a task that already finished;
-/// - a request disposed before it starts never creates a task;
+/// - a request disposed before it is launched never creates a task, and a task is created
+///   and resumed under its state's lock, so a dispose either comes first or cancels it;
+/// - a 401 whose `Basic` challenge nobody answers, which FoundationNetworking would hold
+///   forever, is delivered as the response (see `CredentialHandling`);
 /// - the transport owns its session and invalidates it only when it is freed; every
 ///   observable `send` returns holds the transport, so no task is ever created on an
 ///   invalidated session (a fatal error in FoundationNetworking);
@@ -29,15 +34,15 @@ import Rx
 /// requests' possibly in parallel (64 responses in flight are not decoded on one core). A
 /// manager's `callbackQueue` is where an app wants callbacks one at a time.
 ///
-/// On Linux the session's delegate queue runs URLSession's completion blocks in place (on
-/// URLSession's work queue), and the transport hands each answer on with one
-/// `DispatchQueue.async` to one of its delivery queues: the single hop an `OperationQueue`
-/// delegate queue makes, without its operation objects and locks (which cost a URLSession
-/// client more than the rest of Leash's pipeline) and without holding every request's
-/// decoding to one thread. Nothing but that hand-off runs on URLSession's work queue: code
-/// there must never wait for that queue (creating or cancelling a task does), or the
-/// session deadlocks. On Apple platforms URLSession's own serial delegate queue delivers.
-/// An `await`ing execution has its answer handed straight to its task instead
+/// On Linux the session's delegate queue runs URLSession's delegate calls in place (on
+/// URLSession's work queue); elsewhere they run on the session's one serial delegate
+/// queue. Either way the transport hands each answer on with one `DispatchQueue.async` to
+/// one of its delivery queues: the single hop an `OperationQueue` delegate queue makes,
+/// without its operation objects and locks on Linux (which cost a URLSession client more
+/// than the rest of Leash's pipeline), and without holding every request's decoding to one
+/// thread. Nothing but that hand-off runs on URLSession's queue: code there must never
+/// wait for that queue (creating or cancelling a task does on Linux), or the session
+/// deadlocks. An `await`ing execution has its answer handed straight to its task instead
 /// (`ResponseHandoff`), which saves the hop altogether, as `URLSession.data(for:)` does.
 ///
 /// It follows no redirect: a 3xx is the response, and Leash's pipeline follows it (see

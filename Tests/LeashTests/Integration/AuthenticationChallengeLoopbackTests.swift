@@ -20,7 +20,10 @@ final class AuthenticationChallengeLoopbackTests: LoopbackIntegrationCase {
         ("/challenge/basic", ["WWW-Authenticate": #"Basic realm="Fake Realm""#]),
         ("/challenge/digest", ["WWW-Authenticate": #"Digest realm="r", nonce="abc", qop="auth""#]),
         ("/challenge/negotiate", ["WWW-Authenticate": "Negotiate"]),
-        ("/challenge/several", LoopbackHeaders([("WWW-Authenticate", "Bearer"), ("WWW-Authenticate", #"Basic realm="x""#)])),
+        (
+            "/challenge/several",
+            LoopbackHeaders([("WWW-Authenticate", "Bearer"), ("WWW-Authenticate", #"Basic realm="x""#)])
+        ),
     ]
 
     private static let body = Data(#"{"error":"unauthorized"}"#.utf8)
@@ -30,13 +33,16 @@ final class AuthenticationChallengeLoopbackTests: LoopbackIntegrationCase {
         for challenge in Self.challenges {
             var headers = challenge.headers
             headers.add(name: "Content-Type", value: "application/json")
-            server.route("GET", challenge.path, response: LoopbackResponse(status: 401, headers: headers, body: Self.body))
+            server.route(
+                "GET", challenge.path, response: LoopbackResponse(status: 401, headers: headers, body: Self.body))
         }
         server.route(
             "GET", "/challenge/proxy",
-            response: LoopbackResponse(status: 407, headers: ["Proxy-Authenticate": #"Basic realm="x""#], body: Self.body))
+            response: LoopbackResponse(
+                status: 407, headers: ["Proxy-Authenticate": #"Basic realm="x""#], body: Self.body))
         server.route(
-            "GET", "/challenge/redirect", response: LoopbackResponse(status: 302, headers: ["Location": "/challenge/basic"]))
+            "GET", "/challenge/redirect",
+            response: LoopbackResponse(status: 302, headers: ["Location": "/challenge/basic"]))
     }
 
     /// The failure an execution of `path` ended with, within 5 s.
@@ -106,22 +112,27 @@ final class AuthenticationChallengeLoopbackTests: LoopbackIntegrationCase {
     }
 
     func testCredential_answersBasic_once() throws {
-        // "user:secret" in Base64.
+        // "ada:secret" in Base64.
         server.route("GET", "/basic-auth") { request in
-            if request.headers["Authorization"] == "Basic dXNlcjpzZWNyZXQ=" { return .json(Data(#"{"ok":true}"#.utf8)) }
+            if request.headers["Authorization"] == "Basic YWRhOnNlY3JldA==" { return .json(Data(#"{"ok":true}"#.utf8)) }
             return LoopbackResponse(status: 401, headers: ["WWW-Authenticate": #"Basic realm="r""#], body: Self.body)
         }
-        let right = try makeClient {
-            $0.credentials(.credential(URLCredential(user: "user", password: "secret", persistence: .none)))
-        }
-        let response = try outcome(right, SpecEndpoint("/basic-auth"), DataResponseSerializer(), timeout: 5)
+        let baseURL = server.baseURL
+        // The README's snippet.
+        let basic = try Manager.Builder()
+            .url(baseURL)
+            .credentials(.credential(URLCredential(user: "ada", password: "secret", persistence: .none)))
+            .build()
+        let response = try outcome(
+            Client(manager: basic), SpecEndpoint("/basic-auth"), DataResponseSerializer(), timeout: 5)
         XCTAssertEqual(response.data, Data(#"{"ok":true}"#.utf8))
 
         server.resetCounters()
         let wrong = try makeClient {
-            $0.credentials(.credential(URLCredential(user: "user", password: "wrong", persistence: .none)))
+            $0.credentials(.credential(URLCredential(user: "ada", password: "wrong", persistence: .none)))
         }
         XCTAssertEqual(try statusFailure(wrong, "/basic-auth").statusCode, 401)
-        XCTAssertEqual(server.requestCount, 2, "the first try, and once with the credential: then the 401 is the answer")
+        XCTAssertEqual(
+            server.requestCount, 2, "the first try, and once with the credential: then the 401 is the answer")
     }
 }

@@ -87,7 +87,8 @@ final class RequestLimitsLoopbackTests: LoopbackIntegrationCase {
         let stub = StubTransport()
         XCTAssertNil(try makeClient { $0.transport(stub) }.manager.maximumRequestsPerHost)
         XCTAssertNil(try makeClient { $0.transport(stub) }.manager.dispatcher)
-        XCTAssertEqual(try makeClient { $0.transport(stub).maximumRequests(perHost: 4) }.manager.maximumRequestsPerHost, 4)
+        XCTAssertEqual(
+            try makeClient { $0.transport(stub).maximumRequests(perHost: 4) }.manager.maximumRequestsPerHost, 4)
     }
 
     /// What the stress test saw of each execution, in one order: whether it went to the
@@ -168,7 +169,8 @@ final class RequestLimitsLoopbackTests: LoopbackIntegrationCase {
             XCTAssertEqual(try XCTUnwrap(client.manager.dispatcher).counts.waiting, 0)
             subscriptions.withLock { $0.removeAll() }
         }
-        print("request-limits stress: \(violations) requests reached the server after their execution ended;"
-            + " \(unsentTotal) executions ended while waiting for a place, in 20 runs of \(count)")
+        print(
+            "request-limits stress: \(violations) requests reached the server after their execution ended;"
+                + " \(unsentTotal) executions ended while waiting for a place, in 20 runs of \(count)")
     }
 }

@@ -219,7 +219,8 @@ final class AttemptRun: Disposable, @unchecked Sendable {
     /// Hands `step`'s request to the transport, holding `place` (given back when the
     /// transport's request ended). The request is kept as `transport` before it is sent,
     /// so that a dispose either comes first (nothing is sent) or cancels it.
-    private func launch(_ urlRequest: URLRequest, _ transfer: TransportRequest?, _ step: Step, place: DispatcherPlace?) {
+    private func launch(_ urlRequest: URLRequest, _ transfer: TransportRequest?, _ step: Step, place: DispatcherPlace?)
+    {
         guard isCurrent(step) else {
             place?.release()
             return
