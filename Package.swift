@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Leash: a networking layer in which every request is a reactive stream.
@@ -8,7 +8,10 @@ import PackageDescription
 /// package so that their dependencies never reach users.
 let package = Package(
     name: "Leash",
-    platforms: [.macOS(.v10_15), .iOS(.v13), .tvOS(.v13), .watchOS(.v6)],
+    // Swift 6.2 (Xcode 26, which App Store submissions require) and the first releases whose
+    // Swift concurrency runtime ships with the OS; README.md's Installation says why.
+    // Scripts/check-apple-availability.py reads these minimums.
+    platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     products: [
         .library(name: "Rx", targets: ["Rx"]),
         .library(name: "RxTesting", targets: ["RxTesting"]),

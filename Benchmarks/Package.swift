@@ -1,4 +1,4 @@
-// swift-tools-version: 6.0
+// swift-tools-version: 6.2
 import PackageDescription
 
 /// Benchmarks for Leash, kept out of the root package so that its dependencies
@@ -8,7 +8,8 @@ import PackageDescription
 ///     swift run -c release --package-path Benchmarks net-benchmarks
 let package = Package(
     name: "LeashBenchmarks",
-    platforms: [.macOS(.v10_15)],
+    // The root package's minimums: a package may not declare lower ones than a dependency.
+    platforms: [.macOS(.v12), .iOS(.v15), .tvOS(.v15), .watchOS(.v8), .visionOS(.v1)],
     dependencies: [
         .package(name: "Leash", path: "../"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", exact: "0.14.0"),

@@ -1,19 +1,13 @@
-#if compiler(>=6.2)
-    /// What `merge()`, `merge(maxConcurrent:)`, `concat()` and `switchLatest()` need of the
-    /// inner sequences: `ObservableConvertibleType`, through a conformance that is not
-    /// isolated to an actor, because the inner sequences are subscribed on whichever thread
-    /// the source emits on.
-    ///
-    /// Concrete types qualify unless their conformance is actor-isolated (for example
-    /// inferred `@MainActor` under default main-actor isolation); mark such a conformance
-    /// `nonisolated`. Generic code adds `SendableMetatype` to its `ObservableConvertibleType`
-    /// constraint.
-    public typealias InnerObservableConvertibleType = ObservableConvertibleType & SendableMetatype
-#else
-    /// What `merge()`, `merge(maxConcurrent:)`, `concat()` and `switchLatest()` need of the
-    /// inner sequences.
-    public typealias InnerObservableConvertibleType = ObservableConvertibleType
-#endif
+/// What `merge()`, `merge(maxConcurrent:)`, `concat()` and `switchLatest()` need of the
+/// inner sequences: `ObservableConvertibleType`, through a conformance that is not
+/// isolated to an actor, because the inner sequences are subscribed on whichever thread
+/// the source emits on.
+///
+/// Concrete types qualify unless their conformance is actor-isolated (for example
+/// inferred `@MainActor` under default main-actor isolation); mark such a conformance
+/// `nonisolated`. Generic code adds `SendableMetatype` to its `ObservableConvertibleType`
+/// constraint.
+public typealias InnerObservableConvertibleType = ObservableConvertibleType & SendableMetatype
 
 /// One source subscription of a combining operator (zip, combineLatest, merge, amb, …),
 /// kept inside the operator's locked state.

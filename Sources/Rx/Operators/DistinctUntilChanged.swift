@@ -1,17 +1,12 @@
-#if compiler(>=6.2)
-    /// What `distinctUntilChanged` needs of the values it compares with `==`: `Equatable`,
-    /// through a conformance that is not isolated to an actor, because the comparison runs
-    /// on whichever thread the source emits on.
-    ///
-    /// Concrete types qualify unless their `Equatable` conformance is actor-isolated (for
-    /// example inferred `@MainActor` under default main-actor isolation); mark such a
-    /// conformance `nonisolated`. Generic code adds `SendableMetatype` to its `Equatable`
-    /// constraint.
-    public typealias DistinctUntilChangedEquatable = Equatable & SendableMetatype
-#else
-    /// What `distinctUntilChanged` needs of the values it compares with `==`.
-    public typealias DistinctUntilChangedEquatable = Equatable
-#endif
+/// What `distinctUntilChanged` needs of the values it compares with `==`: `Equatable`,
+/// through a conformance that is not isolated to an actor, because the comparison runs
+/// on whichever thread the source emits on.
+///
+/// Concrete types qualify unless their `Equatable` conformance is actor-isolated (for
+/// example inferred `@MainActor` under default main-actor isolation); mark such a
+/// conformance `nonisolated`. Generic code adds `SendableMetatype` to its `Equatable`
+/// constraint.
+public typealias DistinctUntilChangedEquatable = Equatable & SendableMetatype
 
 extension ObservableType where Element: DistinctUntilChangedEquatable {
     /// Only the elements that differ from the element before them (by `==`).

@@ -27,6 +27,17 @@
         /// Trusted if the system trusts the chain (unless `validatesChain` is `false`, for a
         /// self-signed certificate in development) and one of its certificates is one of
         /// `certificates` (DER data, as in a `.cer` file).
+        ///
+        /// - Important: `validatesChain: false` also needs an App Transport Security exception
+        ///   for the host. ATS keeps its own server trust requirements on top of this policy:
+        ///   without the exception URLSession fails the connection to a self-signed server even
+        ///   though this policy accepts its certificate. In the app's Info.plist, give the host
+        ///   an entry under `NSAppTransportSecurity` → `NSExceptionDomains` with
+        ///   `NSExceptionAllowsInsecureHTTPLoads` set to `YES`, the key with which Apple lets an
+        ///   app "loosen the server trust evaluation requirements for HTTPS connections to the
+        ///   domain" (it does not loosen them by itself: the policy still decides). Prefer that
+        ///   per-host entry to `NSAllowsArbitraryLoads`, which turns ATS off for every host and
+        ///   must be justified in App Store review; keep both out of release builds.
         public static func pinnedCertificates(_ certificates: [Data], validatesChain: Bool = true)
             -> ServerTrustPolicy
         {
@@ -44,6 +55,10 @@
         /// the public key of one of its certificates is one of `publicKeys` (each key's
         /// external representation: see `publicKeys(of:)`). Survives a renewed
         /// certificate that keeps its key.
+        ///
+        /// - Important: As for `pinnedCertificates(_:validatesChain:)`, `validatesChain: false`
+        ///   works only with an App Transport Security exception for the host
+        ///   (`NSExceptionAllowsInsecureHTTPLoads` in its `NSExceptionDomains` entry).
         public static func pinnedPublicKeys(_ publicKeys: [Data], validatesChain: Bool = true) -> ServerTrustPolicy {
             let pinned = Set(publicKeys)
             return ServerTrustPolicy { trust, host in
@@ -77,12 +92,11 @@
             return error.map { ($0 as Swift.Error).localizedDescription } ?? "the system does not trust its certificate"
         }
 
-        /// The certificates of `trust`'s chain, leaf first.
+        /// The certificates of `trust`'s chain, leaf first. (`SecTrustCopyCertificateChain`
+        /// is available from the package's minimums on, which is when the index-based calls
+        /// were deprecated.)
         static func certificateChain(of trust: SecTrust) -> [SecCertificate] {
-            if #available(macOS 12, iOS 15, tvOS 15, watchOS 8, *) {
-                return (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
-            }
-            return (0..<SecTrustGetCertificateCount(trust)).compactMap { SecTrustGetCertificateAtIndex(trust, $0) }
+            (SecTrustCopyCertificateChain(trust) as? [SecCertificate]) ?? []
         }
 
         /// The external representation of `certificate`'s public key.

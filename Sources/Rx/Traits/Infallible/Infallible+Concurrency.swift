@@ -23,7 +23,7 @@ extension InfallibleType {
     /// ```swift
     /// let ticks = Infallible<Int>.create { observer in
     ///     for tick in 1...3 {
-    ///         try? await Task.sleep(for: .seconds(1))
+    ///         try? await Task.sleep(nanoseconds: 1_000_000_000)
     ///         observer(tick)
     ///     }
     /// }
