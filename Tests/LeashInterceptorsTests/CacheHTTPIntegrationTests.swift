@@ -124,6 +124,23 @@ final class CacheHTTPIntegrationTests: LoopbackIntegrationCase {
         XCTAssertNil(server.requestLog.last?.headers["If-None-Match"], "no ETag to send")
     }
 
+    func testETagAndLastModified_bothStored_areBothSentBack() throws {
+        let (tag, date) = (tagV1, lastModified)
+        routeRevalidating(headers: [("ETag", tag), ("Last-Modified", date), ("Cache-Control", "max-age=10")]) {
+            $0.headers["If-None-Match"] == tag
+        }
+        (client, _) = try makeCachingClient(CachePolicy.CacheElseNetwork(freshness: .http()))
+        assertValues(fetch(), [cacheSpecOld], sources: [.network])
+
+        advance(to: 10)
+        let revalidated = fetch()
+
+        assertValues(revalidated, [cacheSpecOld], sources: [.cache])
+        XCTAssertEqual(revalidated.responses.map(\.statusCode), [304])
+        XCTAssertEqual(server.requestLog.last?.headers["If-None-Match"], tag)
+        XCTAssertEqual(server.requestLog.last?.headers["If-Modified-Since"], date)
+    }
+
     func testNoCache_isRevalidatedAtEveryUse_evenWithinItsMaxAge() throws {
         routeETag(cacheControl: "no-cache, max-age=600")
         (client, _) = try makeCachingClient(CachePolicy.CacheElseNetwork(freshness: .http()))

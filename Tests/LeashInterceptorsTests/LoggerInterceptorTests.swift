@@ -69,7 +69,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
             "timed from the first request, through the adapter and the redirect")
     }
 
-    func testTransportFailure_logsCrossThenTheErrorAtErrorLevel() throws {
+    func testTransportFailure_logsOneErrorLine_withTheRequestAndTheError() throws {
         transport.stub(path: "/v1/expenses/1", .error(.notConnectedToInternet, delay: .seconds(30)))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
@@ -78,21 +78,50 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
 
         let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
         // No status: the request got no answer.
-        XCTAssertEqual(logger.messages.prefix(2), ["👉👉👉 GET \(url)", "✖✖✖ GET \(url) in 30.00 s"])
-        XCTAssertEqual(logger.all.last, .init(level: .error, message: error.description))
-        XCTAssertEqual(logger.all.count, 3)
+        XCTAssertEqual(
+            logger.all,
+            [
+                .init(level: .debug, message: "👉👉👉 GET \(url)"),
+                .init(level: .error, message: "✖✖✖ GET \(url) in 30.00 s: \(error)"),
+            ])
     }
 
-    func testStatusFailure_logsTheStatusErrorWithItsCode() throws {
+    func testStatusFailure_logsTheStatusAndTheStatusError_atErrorLevel() throws {
         transport.stub(path: "/v1/expenses/1", .text("nope", status: 404, delay: .seconds(5)))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
-        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
-        XCTAssertEqual(logger.messages.dropLast(), ["👉👉👉 GET \(url)", "✖✖✖ GET \(url) → 404 in 5.00 s"])
-        XCTAssertEqual(logger.all.last?.level, .error)
-        XCTAssertTrue(logger.all.last?.message.contains("404") == true, "\(logger.all)")
+        let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
+        XCTAssertEqual(error.statusCode, 404)
+        XCTAssertEqual(
+            logger.all,
+            [
+                .init(level: .debug, message: "👉👉👉 GET \(url)"),
+                .init(level: .error, message: "✖✖✖ GET \(url) → 404 in 5.00 s: \(error)"),
+            ])
+    }
+
+    func testALoggerKeepingOnlyErrors_seesWhichRequestFailed() throws {
+        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON, delay: .seconds(1)))
+        transport.stub(.post, path: "/v1/expenses", .text("down", status: 503, delay: .seconds(2)))
+        let logger = CacheSpecRecordingLogger()
+        let client = try makeClient([LoggerInterceptor(logger: logger)])
+
+        _ = scheduler.start {
+            Observable.merge(
+                client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self).map { _ in () },
+                client.execution(CacheSpecEndpoint("/expenses", method: .post), as: CacheSpecExpense.self)
+                    .map { _ in () }.catch { _ in .empty() })
+        }
+
+        // What a logger filtering at `.error` (say `PrintLogger(minimumLevel: .error)`) keeps.
+        let errors = logger.all.filter { $0.level >= .error }.map(\.message)
+        XCTAssertEqual(errors.count, 1, "\(logger.all)")
+        let line = try XCTUnwrap(errors.first)
+        XCTAssertTrue(line.hasPrefix("✖✖✖ POST \(cacheSpecBaseURL)/expenses → 503 in 2.00 s: "), line)
+        XCTAssertTrue(line.contains("Unacceptable status code 503"), line)
     }
 
     func testCachedValue_isLoggedAsCached() throws {
@@ -140,8 +169,10 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         guard case .encoding? = cacheSpecError(observer) as? LeashError else {
             return XCTFail("expected an encoding error, got \(String(describing: cacheSpecError(observer)))")
         }
-        XCTAssertEqual(logger.messages.first, "✖✖✖ GET /expenses")
-        XCTAssertEqual(logger.all.map(\.level), [.debug, .error])
+        let line = try XCTUnwrap(logger.all.first)
+        XCTAssertEqual(logger.all.count, 1, "\(logger.all)")
+        XCTAssertEqual(line.level, .error)
+        XCTAssertTrue(line.message.hasPrefix("✖✖✖ GET /expenses: Could not encode the parameters: "), line.message)
         XCTAssertTrue(transport.requests.isEmpty)
     }
 

@@ -8,7 +8,7 @@ import LoopbackServer
 import XCTest
 
 /// Load from 64 concurrent keep-alive clients over raw sockets (URLSession on Linux tops out
-/// near 2,500 requests/s, so it cannot load the server; see LINUX-URLSESSION.md).
+/// near 2,500 requests/s, so it cannot load the server; see Docs/URLSession-on-Linux.md).
 final class ThroughputTests: LoopbackTestCase {
     func testSixtyFourKeepAliveClients_sustainSmallRequests() throws {
         let server = try makeServer()

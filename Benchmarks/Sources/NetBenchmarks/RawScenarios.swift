@@ -8,7 +8,7 @@ import Rx
 
 /// The floor: what an app would write by hand with URLSession and JSONDecoder, with the
 /// session configured as Leash's transport configures its own (URLSession's defaults, no URLCache on Linux:
-/// see LINUX-URLSESSION.md) and the same credential header, so both send the same request.
+/// see Docs/URLSession-on-Linux.md) and the same credential header, so both send the same request.
 final class RawClient: @unchecked Sendable {
     // @unchecked: immutable; URLSession is thread-safe, and JSONDecoder decodes
     // concurrently (it keeps no state between calls).

@@ -1,5 +1,5 @@
 /// What URLSession needs from Leash's transport on the platform it runs on (see
-/// LINUX-URLSESSION.md in the design notes).
+/// Docs/URLSession-on-Linux.md in the design notes).
 ///
 /// The transport branches on these values rather than on `#if`, so that the code written
 /// for each platform compiles on every platform. Building with the compile condition

@@ -14,7 +14,7 @@ import Rx
 /// cookies kept in the shared cookie storage, and on Apple platforms the shared
 /// `URLCache`, so `Cache-Control` and `ETag` revalidation work as URLSession does them).
 ///
-/// Built to survive what URLSession on Linux does (see LINUX-URLSESSION.md in the design
+/// Built to survive what URLSession on Linux does (see Docs/URLSession-on-Linux.md in the design
 /// notes):
 /// - on Linux its session has no `URLCache` (a cancel racing a completion crashes a
 ///   session that has one): use `CacheInterceptor` for HTTP caching there;

@@ -36,8 +36,9 @@ import Rx
 /// HTTP caching is an option of each policy (`CacheFreshness`): stored bodies are fresh for
 /// a time-to-live or for what the response's `Cache-Control`/`Expires` say, then stale;
 /// a stale body (or one marked `no-cache`) with an `ETag` or `Last-Modified` goes back to
-/// the server as a conditional request (`If-None-Match`, `If-Modified-Since`, added with
-/// `InterceptorChain.proceed(with:)`), and the cache answers the `304 Not Modified`:
+/// the server as a conditional request (`If-None-Match`, `If-Modified-Since`, both when
+/// both were stored, added with `InterceptorChain.proceed(with:)`), and the cache answers
+/// the `304 Not Modified`:
 /// - at the success stage, before status validation, so the 304 never reaches the caller
 ///   (nor a later interceptor) as an error: it becomes the stored body, marked `.cache`
 ///   (the body is the cache's) with the 304 as its `httpResponse` (`statusCode == 304`

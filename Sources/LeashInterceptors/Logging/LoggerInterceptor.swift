@@ -16,8 +16,9 @@ import Leash
 ///   that the token refresher turns into a refresh and a retry, a 503 that a
 ///   `RetryInterceptor` retries), `↻↻↻ GET … → 401 in 12 ms: refreshing the token and
 ///   retrying` (info), not an error: those interceptors say so as `RetryForecasting`;
-/// - for a failure, `✖✖✖ GET https://api.example.com/users → 404 in 12 ms` (debug) and
-///   then the error's description (error level);
+/// - for a failure, `✖✖✖ GET https://api.example.com/users → 404 in 12 ms: Unacceptable
+///   status code 404 (…)` (error level): one line with the request and the error's
+///   description, so that a logger keeping only errors still says which request failed;
 /// - for a failure that ends the execution after the completion stage, where the lines
 ///   above cannot see it (the `LeashError.authenticationFailed` of a token refresh that
 ///   failed, a serialization error, the timeout), `✗✗✗ GET … in 2.35 s: token refresh
@@ -78,7 +79,8 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
         logger.logDebug(message)
     }
 
-    /// Logs the outcome (a retry to come, or the error of a failure), then proceeds.
+    /// Logs the outcome (a value, a retry to come, or a failure with its error), then
+    /// proceeds.
     public func intercept(chain: InterceptorChain<Data>, response: Response<Data>) {
         defer { chain.proceed() }
         let summary = self.summary(of: response, chain: chain)
@@ -92,8 +94,7 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
             logger.logDebug("✔✔✔ \(summary)\(details)")
         case .failure(let error):
             clock.loggedFailure(chain.attemptRequest)
-            logger.logDebug("✖✖✖ \(summary)\(details)")
-            logger.logError(error)
+            logger.logError("✖✖✖ \(summary): \(Self.reason(error))\(details)")
         }
     }
 

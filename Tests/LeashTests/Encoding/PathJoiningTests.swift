@@ -101,6 +101,26 @@ final class PathJoiningTests: XCTestCase {
         XCTAssertEqual(try specRequest(endpoint).specEncodedQuery, "q=a&limit=10&page=2")
     }
 
+    func testJoin_baseQueryThenEndpointQueryThenParameters_aNameInSeveralIsSentEachTime() throws {
+        let endpoint = SpecEndpoint("/users?page=1&active=1", parameters: ["page": 2])
+        let request = try specRequest(endpoint, base: "http://example.com/api?page=0")
+        XCTAssertEqual(request.specEncodedQuery, "page=0&page=1&active=1&page=2", "not merged, not sorted")
+    }
+
+    func testJoin_endpointQuery_keepsItsSeparators_soAValueCarryingThemIsEscapedByHand() throws {
+        let escaped = try specRequest(SpecEndpoint("/redirect-to?url=https://example.com/a%3Fb%3D1%26c%3D2"))
+        XCTAssertEqual(escaped.specEncodedQuery, "url=https://example.com/a%3Fb%3D1%26c%3D2")
+        XCTAssertEqual(
+            URLComponents(url: try XCTUnwrap(escaped.url), resolvingAgainstBaseURL: false)?.queryItems,
+            [URLQueryItem(name: "url", value: "https://example.com/a?b=1&c=2")])
+
+        let asWritten = try specRequest(SpecEndpoint("/redirect-to?url=https://example.com/a?b=1&c=2"))
+        XCTAssertEqual(
+            URLComponents(url: try XCTUnwrap(asWritten.url), resolvingAgainstBaseURL: false)?.queryItems,
+            [URLQueryItem(name: "url", value: "https://example.com/a?b=1"), URLQueryItem(name: "c", value: "2")],
+            "the `&` separates a parameter of its own")
+    }
+
     private func url(_ base: String, _ path: String) throws -> String? {
         try specRequest(SpecEndpoint(path), base: base).url?.absoluteString
     }

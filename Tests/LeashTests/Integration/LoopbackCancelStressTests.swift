@@ -104,7 +104,7 @@ private final class AdaptiveDelay: @unchecked Sendable {
 
 /// Thousands of requests, each disposed at a random moment near its completion: the case
 /// that crashes URLSession on Linux when the session has a URLCache, and that a
-/// `flatMapLatest` over requests produces all the time (LINUX-URLSESSION.md).
+/// `flatMapLatest` over requests produces all the time (Docs/URLSession-on-Linux.md).
 final class LoopbackCancelStressTests: LoopbackIntegrationCase {
     private let inFlight = 16
 

@@ -35,7 +35,7 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
     // MARK: Timeouts
 
     func testTimeout_hangingServer_isLeashTimeoutAfterAboutTheTimeout() throws {
-        // URLSession's own sub-second timeouts fire at once on Linux (LINUX-URLSESSION.md):
+        // URLSession's own sub-second timeouts fire at once on Linux (Docs/URLSession-on-Linux.md):
         // this must be Leash's timer, firing at 0.3 s, not at once and not at 1 s.
         let client = try makeClient { $0.timeout(0.3) }
         let start = Date()
@@ -152,7 +152,7 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
     // MARK: Never sent
 
     func testAlreadyCancelledTask_neverReachesTheServer() async throws {
-        // LINUX-URLSESSION.md: with data(for:), 6-18 of 50 such requests still reached the server.
+        // Docs/URLSession-on-Linux.md: with data(for:), 6-18 of 50 such requests still reached the server.
         let client = try makeClient()
         let outcomes = await Task {
             withUnsafeCurrentTask { $0?.cancel() }

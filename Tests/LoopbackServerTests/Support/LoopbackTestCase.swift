@@ -49,7 +49,7 @@ class LoopbackTestCase: XCTestCase {
         return server
     }
 
-    /// An ephemeral session without a URL cache (see LINUX-URLSESSION.md), invalidated after the test.
+    /// An ephemeral session without a URL cache (see Docs/URLSession-on-Linux.md), invalidated after the test.
     func makeSession(maximumConnectionsPerHost: Int? = nil) -> URLSession {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
