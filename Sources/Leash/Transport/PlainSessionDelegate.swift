@@ -128,6 +128,8 @@ where Observer.Element == TransportResponse {
     private let observer: Observer
     private let handoff: ResponseHandoff?
     private let deliveryQueue: DispatchQueue
+    /// Whether URLSession reports metrics (see `URLSessionPlatform.collectsMetrics`).
+    private let collectsMetrics: Bool
     private var head: HTTPURLResponse?
     private var body = Data()
     private var metrics: TransportMetrics?
@@ -143,8 +145,9 @@ where Observer.Element == TransportResponse {
 
     init(
         state: TaskState, credentials: CredentialHandling, observer: Observer, handoff: ResponseHandoff?,
-        deliveryQueue: DispatchQueue
+        deliveryQueue: DispatchQueue, collectsMetrics: Bool = URLSessionPlatform.current.collectsMetrics
     ) {
+        self.collectsMetrics = collectsMetrics
         self.state = state
         self.credentials = credentials
         self.observer = observer
@@ -200,7 +203,7 @@ where Observer.Element == TransportResponse {
         } else {
             answer = .failure(LeashError.invalidResponse(reason: "the response is not HTTP"))
         }
-        guard URLSessionPlatform.current.collectsMetrics, metrics == nil, case .response = answer else {
+        guard collectsMetrics, metrics == nil, case .response = answer else {
             return report(answer, metrics: metrics)
         }
         // URLSession may report the metrics just after the completion: the answer waits
