@@ -30,17 +30,27 @@ struct URLSessionPlatform: Sendable {
     /// never does: there the transport skips the bookkeeping that would wait for them.
     let collectsMetrics: Bool
 
+    /// Whether URLSession's cookie storage applies a cookie's `Max-Age` and its expiry
+    /// itself. FoundationNetworking's ignores `Max-Age` (`Max-Age=0`, httpbin's deletion,
+    /// included) and keeps sending a cookie whose expiry passed while the app runs: on
+    /// Linux the transport does both itself (`CookieExpiry`), even in a build that takes
+    /// Apple platforms' branches.
+    let expiresCookies: Bool
+
     /// The platform this build runs on.
     #if canImport(FoundationNetworking) && !LEASH_APPLE_BRANCHES
         static let current = URLSessionPlatform(
-            sharesOneWorkQueue: true, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: false)
+            sharesOneWorkQueue: true, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: false,
+            expiresCookies: false)
     #elseif canImport(FoundationNetworking)
-        // Apple platforms' branches, run on Linux: all but the file upload and the URL
-        // cache (see above).
+        // Apple platforms' branches, run on Linux: all but the file upload, the URL cache
+        // and cookie expiry (see above).
         static let current = URLSessionPlatform(
-            sharesOneWorkQueue: false, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: true)
+            sharesOneWorkQueue: false, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: true,
+            expiresCookies: false)
     #else
         static let current = URLSessionPlatform(
-            sharesOneWorkQueue: false, streamsUploadFiles: false, keepsURLCache: true, collectsMetrics: true)
+            sharesOneWorkQueue: false, streamsUploadFiles: false, keepsURLCache: true, collectsMetrics: true,
+            expiresCookies: true)
     #endif
 }

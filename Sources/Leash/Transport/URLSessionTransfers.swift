@@ -21,9 +21,13 @@ final class TransferSession: @unchecked Sendable {
     // @unchecked: `session` is thread-safe; `delegate` keeps its own state behind a lock.
     let session: URLSession
     private let delegate: TransferDelegate
+    /// Where URLSession does not expire cookies itself (Linux), the expiry of the
+    /// session's cookies; nil elsewhere.
+    private let cookieExpiry: CookieExpiry?
 
     init(configuration: URLSessionConfiguration, trust: ServerTrust, delegateQueue: OperationQueue) {
         delegate = TransferDelegate(trust: trust)
+        cookieExpiry = CookieExpiry(configuration: configuration)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
@@ -41,6 +45,8 @@ final class TransferSession: @unchecked Sendable {
     ) -> Disposable {
         var urlRequest = request.urlRequest
         let requestedOffset = TransferBodyPlan.requestRange(for: request.destination, in: &urlRequest)
+        // Linux: no expired cookie is sent (see CookieExpiry).
+        cookieExpiry?.dropExpiredCookies(for: urlRequest)
         let task: URLSessionTask
         /// The body's size, when URLSession may not know it (a stream).
         var uploadSize: Int64 = 0
@@ -89,7 +95,8 @@ final class TransferSession: @unchecked Sendable {
         let transfer = TransferTask(
             destination: request.destination, reportsProgress: request.reportsProgress,
             requestedOffset: requestedOffset, uploadSize: uploadSize, state: state, deliveryQueue: deliveryQueue,
-            observer: output, session: ownsSession ? self : nil, slowSubscribers: slowSubscribers)
+            observer: output, session: ownsSession ? self : nil, slowSubscribers: slowSubscribers,
+            cookieExpiry: cookieExpiry)
         delegate.register(transfer, for: task)
         // A task never started never completes: its registration would be kept forever.
         if !state.start(task) { delegate.unregister(task) }
@@ -233,6 +240,8 @@ final class TransferTask: @unchecked Sendable {
     let streamBacklog: StreamBacklog?
     /// The session made for this transfer alone (a stream's), kept until it ends.
     private let session: TransferSession?
+    /// Applies the `Max-Age` of the cookies the response sets, where URLSession does not.
+    private let cookieExpiry: CookieExpiry?
     /// Whether the body is handed on in chunks (a stream's success).
     private var streams = false
     /// What URLSession measured, where it does (before the task completes).
@@ -259,9 +268,10 @@ final class TransferTask: @unchecked Sendable {
     fileprivate init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
         state: TaskState, deliveryQueue: DispatchQueue, observer: TransferOutput,
-        session: TransferSession?, slowSubscribers: SlowSubscriberPolicy
+        session: TransferSession?, slowSubscribers: SlowSubscriberPolicy, cookieExpiry: CookieExpiry?
     ) {
         self.session = session
+        self.cookieExpiry = cookieExpiry
         streamBacklog =
             destination == .stream
             ? StreamBacklog(
@@ -289,6 +299,8 @@ final class TransferTask: @unchecked Sendable {
     }
 
     func received(_ response: URLResponse) {
+        // Linux: the Max-Age of the cookies it sets (see CookieExpiry), even if cancelled.
+        cookieExpiry?.applyMaxAge(of: response)
         guard state.isRunning, failure == nil else { return }
         guard let http = response as? HTTPURLResponse else {
             fail(LeashError.invalidResponse(reason: "the response is not HTTP"))
@@ -353,7 +365,10 @@ final class TransferTask: @unchecked Sendable {
     /// when the 3xx is the final response, with no `Location` to follow).
     func completed(_ error: Swift.Error?, response: URLResponse?) {
         if failure != nil { return }
-        if head == nil, let response = response as? HTTPURLResponse { head = response }
+        if head == nil, let response = response as? HTTPURLResponse {
+            head = response
+            cookieExpiry?.applyMaxAge(of: response)  // a head `received(_:)` never saw (a 3xx's)
+        }
         let finished = state.finish()
         guard let writer, let writes else {
             finish(finished, error, response: nil)

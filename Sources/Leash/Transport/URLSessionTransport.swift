@@ -23,7 +23,10 @@ import Rx
 /// - the transport owns its session and invalidates it only when it is freed; every
 ///   observable `send` returns holds the transport, so no task is ever created on an
 ///   invalidated session (a fatal error in FoundationNetworking);
-/// - Leash enforces timeouts itself, so URLSession's whole-second timeouts are not used.
+/// - Leash enforces timeouts itself, so URLSession's whole-second timeouts are not used;
+/// - on Linux the transport applies the `Max-Age` of the cookies a response sets and drops
+///   expired cookies before each request, which FoundationNetworking's cookie storage does
+///   not (see `CookieExpiry`).
 ///
 /// Answers arrive on the transport's queues: each request's events in order, different
 /// requests' possibly in parallel (64 responses in flight are not decoded on one core). A
@@ -67,6 +70,10 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     let delegate: PlainSessionDelegate
 
     private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
+
+    /// Where URLSession does not expire cookies itself (Linux), the transport's expiry of
+    /// its session's cookies; nil elsewhere.
+    private let cookieExpiry: CookieExpiry?
 
     /// Where answers are handed to where URLSession shares one work queue (Linux; empty
     /// elsewhere): serial queues, one per core (at least two), taking requests in turn. Not
@@ -127,6 +134,7 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         // A copy, so that the caller's configuration (perhaps shared) is left as it was.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         if !URLSessionPlatform.current.keepsURLCache { configuration.urlCache = nil }
+        cookieExpiry = CookieExpiry(configuration: configuration)
         delegate = PlainSessionDelegate(trust: trust)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
     }
@@ -223,7 +231,11 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         // learn anything: not on Linux without trust policies, which saves the bookkeeping.
         let delegate = self.delegate
         let report = delegate.needsReports ? TaskReport() : nil
+        // Linux: no expired cookie is sent, and the response's Max-Age is applied (see CookieExpiry).
+        let cookieExpiry = self.cookieExpiry
+        cookieExpiry?.dropExpiredCookies(for: request)
         let dataTask = session.dataTask(with: request) { data, response, error in
+            cookieExpiry?.applyMaxAge(of: response)
             if let report { delegate.finished(report) }
             // Only the first of completion and cancellation reports: after a dispose,
             // nothing is delivered.
