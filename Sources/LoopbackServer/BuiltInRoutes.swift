@@ -35,6 +35,15 @@ extension LoopbackServer {
     /// - `POST /multipart`: parses a `multipart/form-data` body as it arrives and answers
     ///   `ReceivedMultipart` (each part's name, file name, content type, length, SHA-256
     ///   and, for short text fields, value); a malformed form gets a 400 whose JSON says why.
+    /// - `GET /cookies`: the cookies the request sent, as httpbin does: `ReceivedCookies`.
+    /// - `GET /cookies/set?name=value…`: a `Set-Cookie: name=value; Path=/` per query item
+    ///   and a 302 to `/cookies`, as httpbin does. Options, applied to every cookie (and
+    ///   not cookies themselves): `max-age=S` adds `; Max-Age=S` (S as given, malformed or
+    ///   not), `expires-in=S` adds `; Expires=` the date S seconds from now (to the second
+    ///   below; negative for a past date).
+    /// - `GET /cookies/delete?name…`: httpbin's deletion of each named cookie,
+    ///   `Set-Cookie: name=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/`,
+    ///   and a 302 to `/cookies`.
     ///
     /// Streamed routes (`Transfer-Encoding: chunked`, each write one chunk sent at once; see
     /// `LoopbackResponse.streamed(status:headers:_:)`). Their `interval` is in milliseconds
@@ -96,6 +105,9 @@ extension LoopbackServer {
         Route(method: "GET", path: "/bytes/*", handler: generatedBytes),
         Route(method: nil, path: "/upload", streamingHandler: receiveUpload),
         Route(method: "POST", path: "/multipart", streamingHandler: receiveMultipart),
+        Route(method: "GET", path: "/cookies", handler: receivedCookies),
+        Route(method: "GET", path: "/cookies/set", handler: settingCookies),
+        Route(method: "GET", path: "/cookies/delete", handler: deletingCookies),
         Route(method: "GET", path: "/stream/chunks", handler: streamChunks),
         Route(method: "GET", path: "/ndjson", handler: ndjson),
         Route(method: "GET", path: "/ndjson/endless", handler: endlessNDJSON),

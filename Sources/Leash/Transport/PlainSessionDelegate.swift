@@ -130,6 +130,8 @@ where Observer.Element == TransportResponse {
     private let deliveryQueue: DispatchQueue
     /// Whether URLSession reports metrics (see `URLSessionPlatform.collectsMetrics`).
     private let collectsMetrics: Bool
+    /// Applies the `Max-Age` of the cookies the response sets, where URLSession does not.
+    private let cookieExpiry: CookieExpiry?
     private var head: HTTPURLResponse?
     private var body = Data()
     private var metrics: TransportMetrics?
@@ -145,9 +147,11 @@ where Observer.Element == TransportResponse {
 
     init(
         state: TaskState, credentials: CredentialHandling, observer: Observer, handoff: ResponseHandoff?,
-        deliveryQueue: DispatchQueue, collectsMetrics: Bool = URLSessionPlatform.current.collectsMetrics
+        deliveryQueue: DispatchQueue, cookieExpiry: CookieExpiry? = nil,
+        collectsMetrics: Bool = URLSessionPlatform.current.collectsMetrics
     ) {
         self.collectsMetrics = collectsMetrics
+        self.cookieExpiry = cookieExpiry
         self.state = state
         self.credentials = credentials
         self.observer = observer
@@ -156,6 +160,8 @@ where Observer.Element == TransportResponse {
     }
 
     func received(_ response: URLResponse) {
+        // Linux: the Max-Age of the cookies it sets (see CookieExpiry).
+        cookieExpiry?.applyMaxAge(of: response)
         // A new head (URLSession sent the request again with a credential) starts the
         // body over.
         head = response as? HTTPURLResponse
@@ -198,6 +204,7 @@ where Observer.Element == TransportResponse {
         } else if let http = head ?? (response as? HTTPURLResponse) {
             // FoundationNetworking never gives a delegate a 3xx's head (not even a final
             // one): the task's own response is the head then.
+            if head == nil { cookieExpiry?.applyMaxAge(of: http) }
             answer = .response(TransportResponse(httpResponse: http, data: body))
             body = Data()
         } else {

@@ -38,21 +38,28 @@ struct URLSessionPlatform: Sendable {
     /// the challenge: also in a build that takes Apple platforms' branches.
     let deliversRejectedChallenges: Bool
 
+    /// Whether URLSession's cookie storage applies a cookie's `Max-Age` and its expiry
+    /// itself. FoundationNetworking's ignores `Max-Age` (`Max-Age=0`, httpbin's deletion,
+    /// included) and keeps sending a cookie whose expiry passed while the app runs: on
+    /// Linux the transport does both itself (`CookieExpiry`), even in a build that takes
+    /// Apple platforms' branches.
+    let expiresCookies: Bool
+
     /// The platform this build runs on.
     #if canImport(FoundationNetworking) && !LEASH_APPLE_BRANCHES
         static let current = URLSessionPlatform(
             sharesOneWorkQueue: true, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: false,
-            deliversRejectedChallenges: false)
+            deliversRejectedChallenges: false, expiresCookies: false)
     #elseif canImport(FoundationNetworking)
         // Apple platforms' branches, run on Linux: all but what FoundationNetworking cannot
         // do (see above): the file upload, the URL cache, metrics (it never reports any,
-        // and a completion would wait for them) and rejected challenges.
+        // and a completion would wait for them), rejected challenges and cookie expiry.
         static let current = URLSessionPlatform(
             sharesOneWorkQueue: false, streamsUploadFiles: true, keepsURLCache: false, collectsMetrics: false,
-            deliversRejectedChallenges: false)
+            deliversRejectedChallenges: false, expiresCookies: false)
     #else
         static let current = URLSessionPlatform(
             sharesOneWorkQueue: false, streamsUploadFiles: false, keepsURLCache: true, collectsMetrics: true,
-            deliversRejectedChallenges: true)
+            deliversRejectedChallenges: true, expiresCookies: true)
     #endif
 }

@@ -21,12 +21,16 @@ final class TransferSession: @unchecked Sendable {
     // @unchecked: `session` is thread-safe; `delegate` keeps its own state behind a lock.
     let session: URLSession
     private let delegate: TransferDelegate
+    /// Where URLSession does not expire cookies itself (Linux), the expiry of the
+    /// session's cookies; nil elsewhere.
+    private let cookieExpiry: CookieExpiry?
 
     init(
         configuration: URLSessionConfiguration, trust: ServerTrust, cancelQueue: DispatchQueue,
         delegateQueue: OperationQueue
     ) {
         delegate = TransferDelegate(trust: trust, cancelQueue: cancelQueue)
+        cookieExpiry = CookieExpiry(configuration: configuration)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: delegateQueue)
     }
 
@@ -97,11 +101,14 @@ final class TransferSession: @unchecked Sendable {
             destination: request.destination, reportsProgress: request.reportsProgress,
             requestedOffset: requestedOffset, uploadSize: uploadSize, state: state, credentials: options.credentials,
             deliveryQueue: deliveryQueue, observer: output, session: ownsSession ? self : nil,
-            slowSubscribers: slowSubscribers)
+            slowSubscribers: slowSubscribers, cookieExpiry: cookieExpiry)
         let session = self.session
         let delegate = self.delegate
         let finalRequest = Carried(urlRequest)
+        let cookieExpiry = self.cookieExpiry
         state.prepare {
+            // Linux: no expired cookie is sent (the task takes its cookies when created).
+            cookieExpiry?.dropExpiredCookies(for: finalRequest.value)
             let task: URLSessionTask
             switch kind {
             case .data: task = session.dataTask(with: finalRequest.value)
@@ -284,6 +291,8 @@ final class TransferTask: @unchecked Sendable {
     let streamBacklog: StreamBacklog?
     /// The session made for this transfer alone (a stream's), kept until it ends.
     private let session: TransferSession?
+    /// Applies the `Max-Age` of the cookies the response sets, where URLSession does not.
+    private let cookieExpiry: CookieExpiry?
     /// Whether the body is handed on in chunks (a stream's success).
     private var streams = false
     /// What URLSession measured, where it does (before the task completes).
@@ -310,10 +319,11 @@ final class TransferTask: @unchecked Sendable {
     fileprivate init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
         state: TaskState, credentials: CredentialHandling, deliveryQueue: DispatchQueue, observer: TransferOutput,
-        session: TransferSession?, slowSubscribers: SlowSubscriberPolicy
+        session: TransferSession?, slowSubscribers: SlowSubscriberPolicy, cookieExpiry: CookieExpiry?
     ) {
         self.session = session
         self.credentials = credentials
+        self.cookieExpiry = cookieExpiry
         streamBacklog =
             destination == .stream
             ? StreamBacklog(
@@ -350,6 +360,8 @@ final class TransferTask: @unchecked Sendable {
     }
 
     func received(_ response: URLResponse) {
+        // Linux: the Max-Age of the cookies it sets (see CookieExpiry), even if cancelled.
+        cookieExpiry?.applyMaxAge(of: response)
         guard state.isRunning, failure == nil else { return }
         guard let http = response as? HTTPURLResponse else {
             fail(LeashError.invalidResponse(reason: "the response is not HTTP"))
@@ -420,7 +432,10 @@ final class TransferTask: @unchecked Sendable {
         // The task is over at URLSession: its place is free.
         if taskEnded { state.ended() }
         if failure != nil { return }
-        if head == nil, let response = response as? HTTPURLResponse { head = response }
+        if head == nil, let response = response as? HTTPURLResponse {
+            head = response
+            cookieExpiry?.applyMaxAge(of: response)  // a head `received(_:)` never saw (a 3xx's)
+        }
         let finished = state.finish()
         guard let writer, let writes else {
             finish(finished, error, response: nil)

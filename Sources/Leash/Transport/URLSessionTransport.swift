@@ -28,7 +28,10 @@ import Rx
 /// - the transport owns its session and invalidates it only when it is freed; every
 ///   observable `send` returns holds the transport, so no task is ever created on an
 ///   invalidated session (a fatal error in FoundationNetworking);
-/// - Leash enforces timeouts itself, so URLSession's whole-second timeouts are not used.
+/// - Leash enforces timeouts itself, so URLSession's whole-second timeouts are not used;
+/// - on Linux the transport applies the `Max-Age` of the cookies a response sets and drops
+///   expired cookies before each request, which FoundationNetworking's cookie storage does
+///   not (see `CookieExpiry`).
 ///
 /// Answers arrive on the transport's queues: each request's events in order, different
 /// requests' possibly in parallel (64 responses in flight are not decoded on one core). A
@@ -72,6 +75,10 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     let delegate: PlainSessionDelegate
 
     private let cancelQueue = DispatchQueue(label: "leash.urlsession.cancel")
+
+    /// Where URLSession does not expire cookies itself (Linux), the transport's expiry of
+    /// its session's cookies; nil elsewhere.
+    private let cookieExpiry: CookieExpiry?
 
     /// Where answers are handed, off URLSession's queue: serial queues, one per core (at
     /// least two), taking requests in turn, so that different requests' answers are
@@ -131,6 +138,7 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         // A copy, so that the caller's configuration (perhaps shared) is left as it was.
         let configuration = (configuration.copy() as? URLSessionConfiguration) ?? configuration
         if !URLSessionPlatform.current.keepsURLCache { configuration.urlCache = nil }
+        cookieExpiry = CookieExpiry(configuration: configuration)
         delegate = PlainSessionDelegate(trust: trust, cancelQueue: cancelQueue)
         session = URLSession(configuration: configuration, delegate: delegate, delegateQueue: Self.makeDelegateQueue())
     }
@@ -221,10 +229,13 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         let state = TaskState(cancelQueue: cancelQueue, place: options.place)
         let plain = PlainTask(
             state: state, credentials: options.credentials, observer: observer, handoff: options.handoff,
-            deliveryQueue: nextDeliveryQueue())
+            deliveryQueue: nextDeliveryQueue(), cookieExpiry: cookieExpiry)
         let session = self.session
         let delegate = self.delegate
+        let cookieExpiry = self.cookieExpiry
         state.prepare {
+            // Linux: no expired cookie is sent (the task takes its cookies when created).
+            cookieExpiry?.dropExpiredCookies(for: request)
             let task = session.dataTask(with: request)
             delegate.register(plain, for: task)
             return task

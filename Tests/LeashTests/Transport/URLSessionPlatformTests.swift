@@ -11,12 +11,15 @@ final class URLSessionPlatformTests: XCTestCase {
         #if canImport(FoundationNetworking) && !LEASH_APPLE_BRANCHES
             XCTAssertTrue(platform.sharesOneWorkQueue)
             XCTAssertTrue(platform.streamsUploadFiles)
+            XCTAssertFalse(platform.expiresCookies)
         #elseif canImport(FoundationNetworking)
             XCTAssertFalse(platform.sharesOneWorkQueue)
             XCTAssertTrue(platform.streamsUploadFiles, "uploadTask(fromFile:) crashes on Linux: never taken there")
+            XCTAssertFalse(platform.expiresCookies, "FoundationNetworking ignores Max-Age: never taken there")
         #else
             XCTAssertFalse(platform.sharesOneWorkQueue)
             XCTAssertFalse(platform.streamsUploadFiles)
+            XCTAssertTrue(platform.expiresCookies)
         #endif
     }
 

@@ -1,0 +1,150 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// Cookie expiry where URLSession's cookie storage does not apply it itself (Linux: see
+/// `URLSessionPlatform.expiresCookies`), so that a cookie the server expires or deletes is
+/// not sent again.
+///
+/// FoundationNetworking stores a `Set-Cookie` carrying `Max-Age` as a session cookie
+/// (`Max-Age=0` included, with or without a past `Expires`: httpbin's `/cookies/delete`
+/// leaves the cookie with an empty value), and builds a request's `Cookie` header from
+/// every cookie stored for its host, expired or not (its storage only drops expired
+/// cookies when another one is set). The transport calls this around each task:
+/// - `dropExpiredCookies(for:)` before the task is created (FoundationNetworking builds
+///   the `Cookie` header then): the cookies for its URL whose expiry has passed are
+///   removed from the storage;
+/// - `applyMaxAge(of:)` when the response's head arrives (FoundationNetworking has stored
+///   its cookies by then): each cookie it set with a `Max-Age` is removed if that is 0 or
+///   less, else given the expiry it says (Max-Age wins over Expires, RFC 6265 §5.3).
+///
+/// Cheap when there is nothing to do: a request costs one look-up in the storage (about
+/// 0.2 µs when it is empty, which FoundationNetworking makes again for the header), a
+/// response one header look-up unless it sets a cookie with `Max-Age`.
+struct CookieExpiry: @unchecked Sendable {
+    // @unchecked: `HTTPCookieStorage` is thread-safe (FoundationNetworking declares it
+    // `Sendable`; the Apple SDKs Leash supports do not all do so).
+
+    /// The session's cookie storage.
+    let storage: HTTPCookieStorage
+
+    /// The expiry for a session of `configuration`, or nil where there is nothing to do:
+    /// where URLSession expires cookies itself, or the session sends no cookies.
+    init?(configuration: URLSessionConfiguration, platform: URLSessionPlatform = .current) {
+        guard !platform.expiresCookies, configuration.httpShouldSetCookies,
+            let storage = configuration.httpCookieStorage
+        else { return nil }
+        self.storage = storage
+    }
+
+    /// Removes from the storage the cookies for `request`'s URL whose expiry has passed,
+    /// so that the task about to be created does not send them.
+    func dropExpiredCookies(for request: URLRequest) {
+        guard let url = request.url, let cookies = storage.cookies(for: url), !cookies.isEmpty else { return }
+        let now = Date()
+        for cookie in cookies {
+            if let expiry = cookie.expiresDate, expiry <= now { storage.deleteCookie(cookie) }
+        }
+    }
+
+    /// Applies the `Max-Age` of the cookies `response` sets to those the storage kept.
+    func applyMaxAge(of response: URLResponse?) {
+        guard let response = response as? HTTPURLResponse,
+            let setCookie = response.value(forHTTPHeaderField: "Set-Cookie"), let url = response.url
+        else { return }
+        applyMaxAge(ofSetCookie: setCookie, from: url)
+    }
+
+    /// Applies the `Max-Age` of the cookies in `setCookie` (a response's `Set-Cookie`
+    /// fields, joined with ", " as `HTTPURLResponse` gives them) received from `url`.
+    func applyMaxAge(ofSetCookie setCookie: String, from url: URL) {
+        guard setCookie.range(of: "max-age", options: .caseInsensitive) != nil else { return }
+        // Parsed by the parser that stored them, so with the domain and path it gave them.
+        // It splits the fields at a comma followed by `name=`, never inside an `Expires`
+        // date. The last cookie of each name, domain and path is the one kept.
+        let parsed = HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": setCookie], for: url)
+        var seen = Set<CookieKey>()
+        let received = parsed.reversed().filter { seen.insert(CookieKey($0)).inserted }
+            .compactMap { cookie in Self.maxAge(of: cookie).map { (cookie: cookie, maxAge: $0) } }
+        // Only the cookies for the URL: a cookie for another domain was refused, and
+        // must not remove that domain's cookie of the same name.
+        guard !received.isEmpty, let stored = storage.cookies(for: url) else { return }
+        for (cookie, maxAge) in received {
+            let key = CookieKey(cookie)
+            guard let kept = stored.first(where: { CookieKey($0) == key }) else { continue }
+            if maxAge <= 0 {
+                storage.deleteCookie(kept)
+                continue
+            }
+            // A cookie kept from before, the storage having refused this one: not this
+            // `Max-Age`'s to change.
+            guard kept.value == cookie.value else { continue }
+            let expiry = Self.receivedAt(kept).addingTimeInterval(TimeInterval(maxAge))
+            if let replacement = Self.copy(of: kept, expiring: min(expiry, .distantFuture)) {
+                storage.setCookie(replacement)
+            }
+        }
+    }
+
+    /// A cookie's `Max-Age` in seconds, read as RFC 6265 §5.2.2 says (an optional `-`,
+    /// then digits only; a value too large for `Int` saturates), or nil when it has none
+    /// or it is malformed (the attribute is then ignored, as FoundationNetworking does).
+    static func maxAge(of cookie: HTTPCookie) -> Int? {
+        guard let text = cookie.properties?[.maximumAge] as? String else { return nil }
+        return deltaSeconds(text)
+    }
+
+    /// `text` as RFC 6265's delta-seconds (see `maxAge(of:)`).
+    static func deltaSeconds(_ text: String) -> Int? {
+        let negative = text.hasPrefix("-")
+        let digits = negative ? text.dropFirst() : Substring(text)
+        guard !digits.isEmpty, digits.utf8.allSatisfy({ (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) })
+        else { return nil }
+        let magnitude = Int(digits) ?? Int.max
+        return negative ? -magnitude : magnitude
+    }
+
+    /// When the storage made `cookie` (as the response's head arrived), or now.
+    private static func receivedAt(_ cookie: HTTPCookie) -> Date {
+        let now = Date()
+        guard let created = cookie.properties?[createdKey] as? Double else { return now }
+        return min(Date(timeIntervalSinceReferenceDate: created), now)
+    }
+
+    /// `cookie` expiring at `expiry`, its `Max-Age` gone; every other attribute kept.
+    static func copy(of cookie: HTTPCookie, expiring expiry: Date) -> HTTPCookie? {
+        // As `HTTPCookie(properties:)` reads them: flags as "TRUE", the version as a string.
+        var properties: [HTTPCookiePropertyKey: Any] = [
+            .name: cookie.name, .value: cookie.value, .domain: cookie.domain, .path: cookie.path, .expires: expiry,
+            .version: String(cookie.version), .discard: "FALSE",
+        ]
+        if cookie.isSecure { properties[.secure] = "TRUE" }
+        if cookie.isHTTPOnly { properties[httpOnlyKey] = "TRUE" }
+        if let ports = cookie.portList, !ports.isEmpty {
+            properties[.port] = ports.map { "\($0)" }.joined(separator: ",")
+        }
+        if let comment = cookie.comment { properties[.comment] = comment }
+        if let commentURL = cookie.commentURL { properties[.commentURL] = commentURL }
+        if let originURL = cookie.properties?[.originURL] { properties[.originURL] = originURL }
+        return HTTPCookie(properties: properties)
+    }
+
+    /// The properties' keys FoundationNetworking reads and writes without declaring them.
+    private static let httpOnlyKey = HTTPCookiePropertyKey("HttpOnly")
+    private static let createdKey = HTTPCookiePropertyKey("Created")
+}
+
+/// What identifies a cookie in a storage: a cookie set with the same replaces it.
+private struct CookieKey: Hashable {
+    let name: String
+    let domain: String
+    let path: String
+
+    init(_ cookie: HTTPCookie) {
+        name = cookie.name
+        domain = cookie.domain
+        path = cookie.path
+    }
+}
