@@ -30,7 +30,7 @@ import Rx
 ///   invalidated session (a fatal error in FoundationNetworking);
 /// - Leash enforces timeouts itself, so URLSession's whole-second timeouts are not used;
 /// - on Linux the transport applies the `Max-Age` of the cookies a response sets and drops
-///   expired cookies before each request, which FoundationNetworking's cookie storage does
+///   expired cookies before a request, which FoundationNetworking's cookie storage does
 ///   not (see `CookieExpiry`).
 ///
 /// Answers arrive on the transport's queues: each request's events in order, different
