@@ -50,8 +50,10 @@ final class RequestDispatcher: @unchecked Sendable {
 
     /// The key a request counts against: its host and port.
     static func hostKey(of request: URLRequest) -> String {
-        guard let url = request.url else { return "" }
-        let host = url.host?.lowercased() ?? ""
+        guard let url = request.url, var host = url.host else { return "" }
+        // Hosts are nearly always lowercase already: `lowercased()` only when needed (it
+        // cost more than the rest of the dispatcher, per request).
+        if host.utf8.contains(where: { (65...90).contains($0) }) { host = host.lowercased() }
         if let port = url.port { return host + ":" + String(port) }
         return host
     }
