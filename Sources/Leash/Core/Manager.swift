@@ -168,6 +168,9 @@ public final class Manager: @unchecked Sendable {
     /// }
     /// ```
     public func cancelAll() {
+        // The requests waiting for a place first: a place that frees up while the
+        // executions are cancelled one by one must not send one of them.
+        dispatcher?.cancelWaiting()
         executions.cancelAll()
     }
 

@@ -169,7 +169,12 @@ where Observer.Element == TransportResponse {
     }
 
     func received(_ data: Data) {
-        body.append(data)
+        // Most bodies come in one piece: kept as it is, not copied.
+        if body.isEmpty {
+            body = data
+        } else {
+            body.append(data)
+        }
     }
 
     func trustFailed(_ error: LeashError) {

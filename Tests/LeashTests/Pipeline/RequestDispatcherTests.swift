@@ -78,6 +78,24 @@ final class RequestDispatcherTests: XCTestCase {
         wait(for: [started], timeout: 5)
     }
 
+    func testCancelWaiting_dropsTheWaitingAndThosePromotedButNotStarted() {
+        let startQueue = DispatchQueue(label: "starts")
+        let dispatcher = RequestDispatcher(perHost: 1, total: 1, startQueue: startQueue)
+        XCTAssertTrue(dispatcher.tryAcquire(host: "a"))
+        _ = dispatcher.enqueue(host: "a") { XCTFail("promoted before cancelWaiting, started after it") }
+        _ = dispatcher.enqueue(host: "a") { XCTFail("waiting when cancelWaiting came") }
+        // The first is promoted, to start on the (held) start queue; cancelWaiting comes
+        // before it runs.
+        startQueue.suspend()
+        dispatcher.release(host: "a")
+        XCTAssertEqual(dispatcher.counts.running, 1, "the promoted request holds the place")
+        dispatcher.cancelWaiting()
+        XCTAssertEqual(dispatcher.counts.waiting, 0)
+        startQueue.resume()
+        startQueue.sync {}
+        XCTAssertEqual(dispatcher.counts.running, 0, "its place came back, unused")
+    }
+
     func testManyThreads_queueingDisposingAndReleasing_keepTheCountsRight() {
         let dispatcher = RequestDispatcher(perHost: 3, total: 5)
         let hosts = ["a", "b", "c"]

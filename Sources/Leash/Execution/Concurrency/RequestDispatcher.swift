@@ -39,13 +39,20 @@ final class RequestDispatcher: @unchecked Sendable {
     private var waiting: [Waiter?] = []
     /// Where `waiting` begins (the slots before it were taken).
     private var waitingStart = 0
+    /// Counts `cancelWaiting()` calls: a request promoted before one starts only if none
+    /// came since.
+    private var epoch = 0
     /// Where waiting requests are started when a place frees up: never in place, since
     /// places are given back on URLSession's work queue, where creating a task deadlocks.
-    private let startQueue = DispatchQueue(label: "leash.dispatcher", attributes: .concurrent)
+    private let startQueue: DispatchQueue
 
-    init(perHost: Int, total: Int) {
+    init(
+        perHost: Int, total: Int,
+        startQueue: DispatchQueue = DispatchQueue(label: "leash.dispatcher", attributes: .concurrent)
+    ) {
         self.perHost = max(1, perHost)
         self.total = max(1, total)
+        self.startQueue = startQueue
     }
 
     /// The key a request counts against: its host and port.
@@ -82,23 +89,52 @@ final class RequestDispatcher: @unchecked Sendable {
     /// queue, where creating a task deadlocks), else in place (another transport's request
     /// ended: a `StubTransport` in virtual time starts the next one in the same instant).
     func release(host: String, hop: Bool = true) {
-        let ready = lock.withLock { () -> [Waiter] in
+        let (ready, promotedIn) = lock.withLock { () -> ([Waiter], Int) in
             running -= 1
             if let count = runningByHost[host], count > 1 {
                 runningByHost[host] = count - 1
             } else {
                 runningByHost[host] = nil
             }
-            return promote()
+            return (promote(), epoch)
         }
         for waiter in ready {
-            if let start = waiter.takeStart() {
-                if hop { startQueue.async(execute: start) } else { start() }
-            } else {
+            guard let start = waiter.takeStart() else {
                 // Disposed between its promotion and now: its place goes to the next.
                 release(host: waiter.host, hop: hop)
+                continue
+            }
+            guard hop else {
+                start()
+                continue
+            }
+            startQueue.async { [self] in
+                // `cancelWaiting()` came meanwhile: this request's execution is being
+                // cancelled, and must not start first.
+                if lock.withLock({ epoch == promotedIn }) {
+                    start()
+                } else {
+                    release(host: waiter.host)
+                }
             }
         }
+    }
+
+    /// Drops every waiting request, and those promoted but not started yet: their
+    /// executions are about to be cancelled (`Manager.cancelAll()`), and a place freed
+    /// meanwhile must not send one of them first. (Each execution's own cancel then finds
+    /// its request gone.)
+    func cancelWaiting() {
+        let dropped = lock.withLock { () -> [Waiter] in
+            epoch &+= 1
+            let waiters = waiting[waitingStart...].compactMap { $0 }
+            for waiter in waiters { waiter.position = nil }
+            waiting.removeAll(keepingCapacity: true)
+            waitingStart = 0
+            return waiters
+        }
+        // Their closures (and the executions they hold) go now, outside the lock.
+        for waiter in dropped { _ = waiter.takeStart() }
     }
 
     /// How many requests are at the transport, and how many wait (for tests).
