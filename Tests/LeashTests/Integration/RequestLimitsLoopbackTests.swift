@@ -83,6 +83,25 @@ final class RequestLimitsLoopbackTests: LoopbackIntegrationCase {
         XCTAssertEqual(arrivedIDs(), ["0", "1"], "in the order they came")
     }
 
+    func testARedirectsNextHop_isNeverSentAfterTheExecutionEnded() throws {
+        // The first hop answers a moment after the execution was cancelled: the hop it
+        // points to must not go out.
+        var redirect = LoopbackResponse(status: 302, headers: ["Location": "/hop-target"])
+        redirect.delay = 0.3
+        server.route("GET", "/hop", response: redirect)
+        server.route("GET", "/hop-target", response: .json(Data("{}".utf8)))
+        let client = try makeClient()
+        let ended = expectation(description: "cancelled")
+        let subscription = client.execution(SpecEndpoint("/hop"), serializer: DataResponseSerializer())
+            .subscribe(onError: { _ in ended.fulfill() })
+        waitForServer("the first hop") { $0.requestCount == 1 }
+        client.manager.cancelAll()
+        wait(for: [ended], timeout: 5)
+        waitForConnectionsClosed()
+        XCTAssertEqual(server.requestLog.map(\.path), ["/hop"])
+        subscription.dispose()
+    }
+
     func testTransportsOtherThanURLSession_haveNoLimitUnlessAsked() throws {
         let stub = StubTransport()
         XCTAssertNil(try makeClient { $0.transport(stub) }.manager.maximumRequestsPerHost)
