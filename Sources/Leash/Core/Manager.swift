@@ -1,5 +1,9 @@
 import Dispatch
 import Foundation
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
 import Rx
 
 /// The configuration every execution of a `Client` shares: where the API is, how
@@ -110,6 +114,7 @@ public final class Manager: @unchecked Sendable {
             self.dispatcher = nil
         }
         self.interceptorSet = InterceptorSet(builder.interceptorList)
+        self.baseAuthority = Self.authority(of: baseURL)
         let components = URLComponents(url: baseURL, resolvingAgainstBaseURL: false)
         if let components, components.percentEncodedQuery == nil, components.percentEncodedFragment == nil {
             let string = baseURL.absoluteString
@@ -117,6 +122,39 @@ public final class Manager: @unchecked Sendable {
         } else {
             self.baseURLPrefix = nil
         }
+    }
+
+    /// The base URL's `scheme://host[:port]`, and the dispatcher's key for that host: most
+    /// requests go there, and comparing a prefix costs less than parsing each request's host.
+    private let baseAuthority: (prefix: String, key: String)?
+
+    /// `url`'s `scheme://host[:port]` as it is written in its string, and its host's key;
+    /// `nil` if the string does not begin so (user info, say).
+    private static func authority(of url: URL) -> (prefix: String, key: String)? {
+        guard let scheme = url.scheme, let host = url.host else { return nil }
+        var prefix = scheme + "://" + host
+        if let port = url.port { prefix += ":" + String(port) }
+        guard url.absoluteString.hasPrefix(prefix) else { return nil }
+        return (prefix, RequestDispatcher.hostKey(of: URLRequest(url: url)))
+    }
+
+    /// The dispatcher's key for `request`'s host (see `RequestDispatcher.hostKey(of:)`).
+    func dispatcherKey(for request: URLRequest) -> String {
+        if let baseAuthority, let url = request.url {
+            let string = url.absoluteString
+            if string.hasPrefix(baseAuthority.prefix) {
+                // The authority ends there: "http://a.com" must not take "http://a.com.evil".
+                let rest = string.utf8.dropFirst(baseAuthority.prefix.utf8.count)
+                if let next = rest.first,
+                    next == UInt8(ascii: "/") || next == UInt8(ascii: "?")
+                        || next == UInt8(ascii: "#")
+                {
+                    return baseAuthority.key
+                }
+                if rest.isEmpty { return baseAuthority.key }
+            }
+        }
+        return RequestDispatcher.hostKey(of: request)
     }
 
     /// How many connections `transport` opens to one host: its session's

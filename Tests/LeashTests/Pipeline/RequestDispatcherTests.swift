@@ -3,6 +3,10 @@ import XCTest
 
 @testable import Leash
 
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
 /// The manager's queue in front of the transport: its limits, its order, and a request
 /// removed from it never starts.
 final class RequestDispatcherTests: XCTestCase {
@@ -76,6 +80,20 @@ final class RequestDispatcherTests: XCTestCase {
         }
         releasingThread.run { dispatcher.release(host: "a") }
         wait(for: [started], timeout: 5)
+    }
+
+    func testHostKeys_theBaseHostsByPrefix_othersParsed() throws {
+        let manager = try Manager.Builder().url("http://Api.example.com:808/v1").build()
+        func key(_ url: String, _ manager: Manager) throws -> String {
+            manager.dispatcherKey(for: URLRequest(url: try XCTUnwrap(URL(string: url))))
+        }
+        XCTAssertEqual(try key("http://Api.example.com:808/v1/users?page=2", manager), "api.example.com:808")
+        XCTAssertEqual(try key("http://api.example.com:808/other", manager), "api.example.com:808", "any case")
+        XCTAssertEqual(try key("http://Api.example.com:8080/x", manager), "api.example.com:8080", "another port")
+        XCTAssertEqual(try key("https://cdn.example.com/a.png", manager), "cdn.example.com")
+        let plain = try Manager.Builder().url("http://api.example.com").build()
+        XCTAssertEqual(try key("http://api.example.com?q=1", plain), "api.example.com")
+        XCTAssertEqual(try key("http://api.example.com.evil.net/x", plain), "api.example.com.evil.net")
     }
 
     func testCancelWaiting_dropsTheWaitingAndThosePromotedButNotStarted() {

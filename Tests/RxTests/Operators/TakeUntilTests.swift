@@ -163,9 +163,14 @@ final class TakeUntilTests: RxTestCase {
             }
         }
         wait(for: [recorder.firstElement], timeout: 5)
-        DispatchQueue(label: "TakeUntilTests.other").async { stop.onNext(()) }
+        let other = DispatchQueue(label: "TakeUntilTests.other")
+        other.async { stop.onNext(()) }
         wait(for: [recorder.terminated], timeout: 5)
         emitter.sync {}
+        // The terminal event disposes the sink on `other`'s thread, after the recorder
+        // heard it: wait for that disposal to finish (a `dispose()` racing it returns at
+        // once, as in RxSwift).
+        other.sync {}
         subscription.dispose()
         let elements = recorder.elements
         XCTAssertEqual(elements, Array(0..<elements.count))

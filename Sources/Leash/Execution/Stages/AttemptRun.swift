@@ -192,7 +192,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         guard !stages.streams, let dispatcher = manager.dispatcher else {
             return launch(urlRequest, transfer, step, place: nil)
         }
-        let host = RequestDispatcher.hostKey(of: transfer?.urlRequest ?? urlRequest)
+        let host = manager.dispatcherKey(for: transfer?.urlRequest ?? urlRequest)
         if dispatcher.tryAcquire(host: host) {
             return launch(urlRequest, transfer, step, place: DispatcherPlace(dispatcher: dispatcher, host: host))
         }
