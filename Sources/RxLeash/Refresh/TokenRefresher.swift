@@ -203,10 +203,10 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
     }
 
     private func finish(_ refresh: RefreshRun, error: Swift.Error?) {
-        // Reset first: waiters retry as soon as they hear, and must find no refresh in
-        // flight (a 401 after this may refresh again).
-        state.withLock { $0.finish(refresh, failed: error != nil) }
         guard let error else {
+            // Reset first: waiters retry as soon as they hear, and must find no refresh in
+            // flight (a 401 after this may refresh again).
+            state.withLock { $0.finish(refresh, failed: false) }
             refresh.finish(.completed)
             return
         }
@@ -216,7 +216,11 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
         } else {
             failure = .authenticationFailed(underlying: error)
         }
+        // Published while the refresh is still in flight, so that it is the first failure
+        // subscribers hear of: a 401 arriving meanwhile joins this refresh (and its
+        // failure) rather than being refused by the limit and published before it.
         failures.publish(failure)
+        state.withLock { $0.finish(refresh, failed: true) }
         refresh.finish(.error(failure))
     }
 }
