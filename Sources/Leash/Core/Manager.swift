@@ -144,14 +144,10 @@ public final class Manager: @unchecked Sendable {
             let string = url.absoluteString
             if string.hasPrefix(baseAuthority.prefix) {
                 // The authority ends there: "http://a.com" must not take "http://a.com.evil".
-                let rest = string.utf8.dropFirst(baseAuthority.prefix.utf8.count)
-                if let next = rest.first,
-                    next == UInt8(ascii: "/") || next == UInt8(ascii: "?")
-                        || next == UInt8(ascii: "#")
-                {
-                    return baseAuthority.key
+                switch string.utf8.dropFirst(baseAuthority.prefix.utf8.count).first {
+                case nil, UInt8(ascii: "/"), UInt8(ascii: "?"), UInt8(ascii: "#"): return baseAuthority.key
+                default: break
                 }
-                if rest.isEmpty { return baseAuthority.key }
             }
         }
         return RequestDispatcher.hostKey(of: request)

@@ -14,7 +14,7 @@ import Rx
 /// leaves the cookie with an empty value), and builds a request's `Cookie` header from
 /// every cookie stored for its host, expired or not (its storage only drops expired
 /// cookies when another one is set). The transport calls this around each task:
-/// - `dropExpiredCookies(for:)` before the task is created (FoundationNetworking builds
+/// - `dropExpiredCookiesIfDue()` before the task is created (FoundationNetworking builds
 ///   the `Cookie` header then): once an expiry Leash knows of has passed, the expired
 ///   cookies are removed from the storage;
 /// - `applyMaxAge(of:)` when the response's head arrives (FoundationNetworking has stored
@@ -47,7 +47,7 @@ struct CookieExpiry: @unchecked Sendable {
 
     /// Removes from the storage the cookies whose expiry has passed, if one Leash knows of
     /// has, so that the task about to be created does not send them.
-    func dropExpiredCookies(for request: URLRequest) {
+    func dropExpiredCookiesIfDue() {
         schedule.dropExpiredCookiesIfDue(from: storage)
     }
 

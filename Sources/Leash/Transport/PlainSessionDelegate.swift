@@ -122,7 +122,10 @@ protocol PlainTaskEvents: AnyObject, Sendable {
 /// their deadline).
 final class PlainTask<Observer: ObserverType & SendableMetatype>: PlainTaskEvents, @unchecked Sendable
 where Observer.Element == TransportResponse {
-    // @unchecked: see above.
+    // @unchecked: `head`, `body`, `metrics`, `trustFailure` and `waitingForMetrics` are
+    // touched only by the task's delegate calls, one at a time; the answer goes out once,
+    // decided by `state` (behind its lock) and `answered` (an atomic); the rest is
+    // immutable.
     let state: TaskState
     let credentials: CredentialHandling
     private let observer: Observer
@@ -136,8 +139,8 @@ where Observer.Element == TransportResponse {
     private var body = Data()
     private var metrics: TransportMetrics?
     private var trustFailure: LeashError?
-    /// The answer, when the completion came before the metrics (Apple platforms).
-    private var waitingForMetrics: PlainAnswer?
+    /// The response, when the completion came before the metrics (Apple platforms).
+    private var waitingForMetrics: TransportResponse?
     /// 1 once the answer went out.
     private let answered = AtomicInt(0)
 
@@ -193,7 +196,7 @@ where Observer.Element == TransportResponse {
         guard var waiting = waitingForMetrics else { return }
         waitingForMetrics = nil
         waiting.metrics = metrics
-        report(waiting)
+        report(.response(waiting))
     }
 
     func completed(_ error: Swift.Error?, response: URLResponse?) {
@@ -202,53 +205,54 @@ where Observer.Element == TransportResponse {
         // Only the first of completion and cancellation reports: after a dispose (or an
         // answer already given for a challenge), nothing is delivered.
         guard state.finish() else { return }
-        let answer: PlainAnswer
         if let error {
             // A task the trust policy stopped ends as cancelled: say why instead.
-            answer = .failure(trustFailure ?? URLSessionTransport.leashError(for: error))
-        } else if let http = head ?? (response as? HTTPURLResponse) {
-            // FoundationNetworking never gives a delegate a 3xx's head (not even a final
-            // one): the task's own response is the head then.
-            if head == nil { cookieExpiry?.applyMaxAge(of: http) }
-            answer = .response(TransportResponse(httpResponse: http, data: body))
-            body = Data()
-        } else {
-            answer = .failure(LeashError.invalidResponse(reason: "the response is not HTTP"))
+            return report(.failure(trustFailure ?? URLSessionTransport.leashError(for: error)))
         }
-        guard collectsMetrics, metrics == nil, case .response = answer else {
-            return report(answer, metrics: metrics)
+        // FoundationNetworking never gives a delegate a 3xx's head (not even a final one):
+        // the task's own response is the head then.
+        guard let http = head ?? (response as? HTTPURLResponse) else {
+            return report(.failure(LeashError.invalidResponse(reason: "the response is not HTTP")))
         }
+        if head == nil { cookieExpiry?.applyMaxAge(of: http) }
+        let answer = takeResponse(head: http)
+        guard collectsMetrics, answer.metrics == nil else { return report(.response(answer)) }
         // URLSession may report the metrics just after the completion: the answer waits
         // for them, briefly (as Alamofire's task map does), rather than dropping them.
         waitingForMetrics = answer
         deliveryQueue.asyncAfter(deadline: .now() + Self.metricsGrace) { [self] in
             // The metrics never came: the answer goes without them.
-            report(answer)
+            report(.response(answer))
         }
     }
 
     func deliverChallenged(_ response: URLResponse?) {
-        guard let http = head ?? (response as? HTTPURLResponse) else { return }
         // The challenge is answered (cancelled) after this: the task's completion then
         // finds the execution answered, and only gives its place back.
-        guard state.finish() else { return }
-        let data = body
-        body = Data()
-        report(.response(TransportResponse(httpResponse: http, data: data)), metrics: metrics)
+        guard let http = head ?? (response as? HTTPURLResponse), state.finish() else { return }
+        report(.response(takeResponse(head: http)))
     }
 
-    private func report(_ answer: PlainAnswer, metrics: TransportMetrics? = nil) {
+    /// The response with `head`, the body received and the metrics so far; the body is
+    /// let go of here.
+    private func takeResponse(head: HTTPURLResponse) -> TransportResponse {
+        var response = TransportResponse(httpResponse: head, data: body)
+        response.metrics = metrics
+        body = Data()
+        return response
+    }
+
+    /// Hands the answer on, once, off URLSession's queue (its work queue on Linux, the
+    /// session's one serial delegate queue elsewhere): different requests' answers in
+    /// parallel.
+    private func report(_ answer: PlainAnswer) {
         guard answered.exchange(1) == 0 else { return }
-        var answer = answer
-        if let metrics { answer.metrics = metrics }
         let carried = Carried(answer)
         let observer = Carried(self.observer)
         let deliver: @Sendable () -> Void = { carried.value.report(to: observer.value) }
         if let handoff {
             handoff.hand(deliver)
         } else {
-            // Off URLSession's queue (its work queue on Linux, the session's one serial
-            // delegate queue elsewhere): different requests' answers in parallel.
             deliveryQueue.async(execute: deliver)
         }
     }
@@ -258,19 +262,6 @@ where Observer.Element == TransportResponse {
 enum PlainAnswer {
     case response(TransportResponse)
     case failure(LeashError)
-
-    var metrics: TransportMetrics? {
-        get {
-            if case .response(let response) = self { return response.metrics }
-            return nil
-        }
-        set {
-            if case .response(var response) = self {
-                response.metrics = newValue
-                self = .response(response)
-            }
-        }
-    }
 
     func report<Observer: ObserverType>(to observer: Observer) where Observer.Element == TransportResponse {
         switch self {

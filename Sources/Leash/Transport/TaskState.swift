@@ -37,15 +37,23 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
         lock.withLock { launcher = create }
     }
 
-    /// Creates and resumes the prepared task, unless the request was disposed first.
+    /// Creates the prepared task and resumes it, unless the request was disposed first
+    /// (then nothing is created: the dispose gave the place back).
+    ///
+    /// Both happen under the lock, so that a cancel is either before (nothing is created)
+    /// or after (the task is cancelled): a request whose execution ended before it was
+    /// launched never reaches the server. Nothing URLSession runs waits for this lock
+    /// before the task exists, so holding it while URLSession creates and resumes the task
+    /// (which waits for URLSession's work queue on Linux) cannot deadlock; this must not
+    /// be called on that work queue.
     func launch() {
-        guard
-            let create = lock.withLock({ () -> (() -> URLSessionTask)? in
-                defer { launcher = nil }
-                return launcher
-            })
-        else { return }
-        start(create)
+        lock.withLock {
+            guard !isDone, let create = launcher else { return }
+            launcher = nil
+            let created = create()
+            task = created
+            created.resume()
+        }
     }
 
     /// Whether the task is neither finished nor cancelled.
@@ -87,28 +95,6 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
     func resume() {
         guard let running = lock.withLock({ isDone ? nil : task }) else { return }
         cancelQueue.async { running.resume() }
-    }
-
-    /// Creates the task with `create` and resumes it, unless the request was already
-    /// cancelled (then nothing is created, and the place is given back); returns the task.
-    ///
-    /// Both happen under the lock, so that a cancel is either before (nothing is created)
-    /// or after (the task is cancelled): a request whose execution ended before it was
-    /// resumed never reaches the server. Nothing URLSession runs waits for this lock
-    /// before the task exists, so holding it while URLSession creates and resumes the task
-    /// (which waits for URLSession's work queue on Linux) cannot deadlock; this must not
-    /// be called on that work queue.
-    @discardableResult
-    func start(_ create: () -> URLSessionTask) -> URLSessionTask? {
-        let started = lock.withLock { () -> URLSessionTask? in
-            if isDone { return nil }
-            let created = create()
-            task = created
-            created.resume()
-            return created
-        }
-        if started == nil { ended() }
-        return started
     }
 
     /// URLSession reported the task ended (finished or cancelled), or it never started:

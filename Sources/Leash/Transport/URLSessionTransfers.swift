@@ -108,7 +108,7 @@ final class TransferSession: @unchecked Sendable {
         let cookieExpiry = self.cookieExpiry
         state.prepare {
             // Linux: no expired cookie is sent (the task takes its cookies when created).
-            cookieExpiry?.dropExpiredCookies(for: finalRequest.value)
+            cookieExpiry?.dropExpiredCookiesIfDue()
             let task: URLSessionTask
             switch kind {
             case .data: task = session.dataTask(with: finalRequest.value)

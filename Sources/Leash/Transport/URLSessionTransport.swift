@@ -235,7 +235,7 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         let cookieExpiry = self.cookieExpiry
         state.prepare {
             // Linux: no expired cookie is sent (the task takes its cookies when created).
-            cookieExpiry?.dropExpiredCookies(for: request)
+            cookieExpiry?.dropExpiredCookiesIfDue()
             let task = session.dataTask(with: request)
             delegate.register(plain, for: task)
             return task

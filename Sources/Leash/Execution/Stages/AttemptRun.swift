@@ -193,8 +193,9 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             return launch(urlRequest, transfer, step, place: nil)
         }
         let host = manager.dispatcherKey(for: transfer?.urlRequest ?? urlRequest)
+        let place = DispatcherPlace(dispatcher: dispatcher, host: host)
         if dispatcher.tryAcquire(host: host) {
-            return launch(urlRequest, transfer, step, place: DispatcherPlace(dispatcher: dispatcher, host: host))
+            return launch(urlRequest, transfer, step, place: place)
         }
         // Queued behind the manager's limits: the request is only this closure until a
         // place frees up, and ending the execution removes it (it is the `transport` a
@@ -202,9 +203,9 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         // that lock to launch, cannot run before the waiter is kept.
         let carried = Carried(transfer)
         let queued = lock.withLock { () -> Bool? in
-            if isDisposed || generation != step.generation || isSuspended { return nil }
+            guard canSend(step) else { return nil }
             let waiter = dispatcher.enqueue(host: host) { [self] in
-                launch(urlRequest, carried.value, step, place: DispatcherPlace(dispatcher: dispatcher, host: host))
+                launch(urlRequest, carried.value, step, place: place)
             }
             guard let waiter else { return false }
             transport = waiter
@@ -212,7 +213,7 @@ final class AttemptRun: Disposable, @unchecked Sendable {
         }
         // A place freed up meanwhile: it is this request's.
         if queued == false {
-            launch(urlRequest, transfer, step, place: DispatcherPlace(dispatcher: dispatcher, host: host))
+            launch(urlRequest, transfer, step, place: place)
         }
     }
 
@@ -255,27 +256,34 @@ final class AttemptRun: Disposable, @unchecked Sendable {
             place?.release()
             return
         }
+        let answer: AttemptAnswer
         let subscription: Disposable
         if let transfer {
             let observer = TransferObserver(run: self, request: transfer.urlRequest, step: step, place: place)
-            subscription = manager.transport.transfer(transfer).subscribe(observer)
-            holder.setDisposable(Disposables.create(subscription, observer))
+            (answer, subscription) = (observer, manager.transport.transfer(transfer).subscribe(observer))
         } else {
             let observer = TransportObserver(run: self, request: urlRequest, step: step, place: place)
-            subscription = manager.transport.send(urlRequest).subscribe(observer)
-            holder.setDisposable(Disposables.create(subscription, observer))
+            (answer, subscription) = (observer, manager.transport.send(urlRequest).subscribe(observer))
         }
+        // Disposing the answer gives the place back.
+        holder.setDisposable(Disposables.create(subscription, answer))
     }
 
-    /// Keeps `request` as the attempt's transport request, unless `step` is over or the
-    /// execution is suspended; returns whether it did.
+    /// Keeps `request` as the attempt's transport request, unless `step` can no longer
+    /// send; returns whether it did.
     private func keep(_ request: Disposable, _ step: Step) -> Bool {
         lock.withLock { () -> Bool in
-            // Suspended while starting: stopped now, sent again on resume.
-            if isDisposed || generation != step.generation || isSuspended { return false }
+            guard canSend(step) else { return false }
             transport = request
             return true
         }
+    }
+
+    /// Whether `step` may still send its request: not disposed, not retried since, and
+    /// not suspended (suspended while starting, it is stopped now and sent again on
+    /// resume). Under `lock`.
+    private func canSend(_ step: Step) -> Bool {
+        !isDisposed && generation == step.generation && !isSuspended
     }
 
     /// Stops the request in flight, quietly, until `resume()` (see `DataRequest.suspend()`,
