@@ -66,7 +66,8 @@ open class Client: @unchecked Sendable {
     public func execution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {
-        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).events()
+        ObservableForms.Events(recipe: ExecutionRecipe(client: self, endpoint: endpoint), serializer: serializer)
+            .asObservable()
     }
 
     /// The execution of `endpoint` as a stream of events, decoding `Value`.
@@ -87,7 +88,8 @@ open class Client: @unchecked Sendable {
     public func responses<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<Response<Serializer.SerializedObject>>
     {
-        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).values()
+        ObservableForms.Responses(recipe: ExecutionRecipe(client: self, endpoint: endpoint), serializer: serializer)
+            .asObservable()
     }
 
     /// The values of an execution of `endpoint`, decoded as `Value`, without its progress
@@ -103,10 +105,8 @@ open class Client: @unchecked Sendable {
     package func bareValues<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<Serializer.SerializedObject>
     {
-        BareValueStream(
-            values: ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer).valueStream()
-        )
-        .asObservable()
+        ObservableForms.Values(recipe: ExecutionRecipe(client: self, endpoint: endpoint), serializer: serializer)
+            .asObservable()
     }
 
     /// The decodable serializer for `endpoint`: the endpoint's decoder or the manager's.
@@ -132,11 +132,10 @@ open class Client: @unchecked Sendable {
         completion: @escaping (Response<Serializer.SerializedObject>) -> Void
     ) -> DataRequest {
         let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
-        let deliveryQueue = queue ?? manager.callbackQueue
-        let deliver = CallbackDelivery(queue: deliveryQueue, handle: handle, completion: completion)
-        var pipeline = ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer)
-        pipeline.control = handle
-        handle.attach(pipeline.valueStream().subscribe(deliver))
+        let sink = CallbackSink(queue: queue ?? manager.callbackQueue, handle: handle, completion: completion)
+        var recipe = ExecutionRecipe(client: self, endpoint: endpoint)
+        recipe.control = handle
+        recipe.start(sink, serializer: serializer)
         return handle
     }
 
@@ -189,9 +188,6 @@ open class Client: @unchecked Sendable {
     {
         // The transport hands its answer to this task, which runs the rest of the
         // pipeline itself: one thread hop per request, as with `URLSession.data(for:)`.
-        let mailbox = TaskMailbox()
-        let values = ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer)
-            .valueStream(handoff: mailbox)
-        return try await AsyncExecution.value(of: values, mailbox: mailbox)
+        try await AsyncExecution.value(of: ExecutionRecipe(client: self, endpoint: endpoint), serializer: serializer)
     }
 }

@@ -22,47 +22,43 @@ enum StreamElement: @unchecked Sendable {
 extension Client {
     /// `endpoint`'s execution as a stream: its body's chunks as they arrive, through the
     /// whole pipeline (authenticator, interceptors, token refresh, retries), with the time
-    /// limits of a transfer (see `ExecutionPipeline.limits`). `adaptRequest` changes each
+    /// limits of a transfer (see `ExecutionRecipe.limits`). `adaptRequest` changes each
     /// attempt's request once built (a stream's own headers).
     func streamElements(
         _ endpoint: Endpoint, adaptRequest: (@Sendable (inout URLRequest) -> Void)? = nil
     ) -> Observable<StreamElement> {
-        var pipeline = ExecutionPipeline(
-            client: self, endpoint: endpoint, serializer: DataResponseSerializer(), kind: .stream)
-        pipeline.adaptRequest = adaptRequest
-        return pipeline.streamElements()
+        var stream = ExecutionRecipe(client: self, endpoint: endpoint, kind: .stream)
+        stream.adaptRequest = adaptRequest
+        let recipe = stream
+        return Observable.create { observer in
+            recipe.start(StreamElementSink(observer: observer), serializer: DataResponseSerializer())
+        }
     }
 }
 
-extension ExecutionPipeline where Serializer == DataResponseSerializer {
-    /// The execution's head and chunks (see `StreamElement`): chunks go straight from the
-    /// attempt to the subscriber, through the same `SerialObserver` as the end, so they
-    /// come in order and never concurrently.
-    func streamElements() -> Observable<StreamElement> {
-        let pipeline = self
-        return Observable<StreamElement>.create { observer in
-            let output = SerialObserver(observer)
-            let progress = ProgressSink { progress in
-                switch progress {
-                case .streamOpened(let head): output.onNext(.head(head))
-                case .bodyChunk(let chunk): output.onNext(.chunk(chunk))
-                default: break
-                }
-            }
-            return pipeline.subscribe(output, progress: progress) { stages in
-                pipeline.run(attempt: 1, stages: stages).compactMap { response -> StreamElement? in
-                    switch response {
-                    case .success(let data, let extra):
-                        // A streamed body ends with an empty value; any other value is a
-                        // body that came whole.
-                        let details = extra as? ResponseExtra
-                        if data.isEmpty && details?.source == .network { return nil }
-                        return .whole(details?.httpResponse, data)
-                    case .failure(let error):
-                        throw error
-                    }
-                }
-            }
+/// The subscriber of a stream execution: the accepted head and the chunks (its progress),
+/// then a body that came whole, if any.
+private struct StreamElementSink: ExecutionSink {
+    let observer: AnyObserver<StreamElement>
+
+    var reportsProgress: Bool { true }
+
+    func progress(_ progress: ExecutionProgress) {
+        switch progress {
+        case .streamOpened(let head): observer.onNext(.head(head))
+        case .bodyChunk(let chunk): observer.onNext(.chunk(chunk))
+        default: break
         }
+    }
+
+    func value(_ data: Data, extra: ResponseExtra) {
+        // A streamed body ends with an empty value; any other value is a body that came
+        // whole.
+        if data.isEmpty && extra.source == .network { return }
+        observer.onNext(.whole(extra.httpResponse, data))
+    }
+
+    func end(_ error: Swift.Error?) {
+        if let error { observer.onError(error) } else { observer.onCompleted() }
     }
 }

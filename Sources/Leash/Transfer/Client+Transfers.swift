@@ -37,7 +37,11 @@ extension Client {
     public func downloadExecution(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil)
         -> Observable<ExecutionEvent<URL>>
     {
-        downloadPipeline(endpoint, to: destination, resumingFrom: partialFile).events()
+        ObservableForms.Events(
+            recipe: downloadRecipe(endpoint, to: destination, resumingFrom: partialFile),
+            serializer: FileDestinationSerializer(destination: destination)
+        )
+        .asObservable()
     }
 
     /// The upload of `endpoint`'s body, as a stream of events: `.uploadProgress` as the
@@ -45,21 +49,18 @@ extension Client {
     public func uploadExecution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {
-        uploadPipeline(endpoint, serializer: serializer).events()
+        ObservableForms.Events(
+            recipe: ExecutionRecipe(client: self, endpoint: endpoint, kind: .upload), serializer: serializer
+        )
+        .asObservable()
     }
 
-    private func downloadPipeline(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL?)
-        -> ExecutionPipeline<FileDestinationSerializer>
+    private func downloadRecipe(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL?)
+        -> ExecutionRecipe
     {
-        ExecutionPipeline(
-            client: self, endpoint: endpoint, serializer: FileDestinationSerializer(destination: destination),
+        ExecutionRecipe(
+            client: self, endpoint: endpoint,
             kind: .download(DownloadPlan(destination: destination, resumingFrom: partialFile)))
-    }
-
-    private func uploadPipeline<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
-        -> ExecutionPipeline<Serializer>
-    {
-        ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer, kind: .upload)
     }
 
     /// The upload of `endpoint`'s body, decoding the response as `Value` (see
@@ -84,8 +85,9 @@ extension Client {
         progress: ((TransferProgress) -> Void)? = nil, completion: @escaping (Response<URL>) -> Void
     ) -> DataRequest {
         deliver(
-            downloadPipeline(endpoint, to: destination, resumingFrom: partialFile), direction: .download,
-            endpoint: endpoint, queue: queue, progress: progress, completion: completion)
+            downloadRecipe(endpoint, to: destination, resumingFrom: partialFile),
+            serializer: FileDestinationSerializer(destination: destination), direction: .download, queue: queue,
+            progress: progress, completion: completion)
     }
 
     /// Uploads `endpoint`'s body; calls `progress` as the body goes out and `completion`
@@ -97,22 +99,22 @@ extension Client {
         progress: ((TransferProgress) -> Void)? = nil, completion: @escaping (Response<Value>) -> Void
     ) -> DataRequest {
         deliver(
-            uploadPipeline(endpoint, serializer: decodableSerializer(for: endpoint, as: type)), direction: .upload,
-            endpoint: endpoint, queue: queue, progress: progress, completion: completion)
+            ExecutionRecipe(client: self, endpoint: endpoint, kind: .upload),
+            serializer: decodableSerializer(for: endpoint, as: type), direction: .upload, queue: queue,
+            progress: progress, completion: completion)
     }
 
     private func deliver<Serializer: ResponseSerializer>(
-        _ pipeline: ExecutionPipeline<Serializer>, direction: TransferDirection, endpoint: Endpoint,
-        queue: DispatchQueue?, progress: ((TransferProgress) -> Void)?,
-        completion: @escaping (Response<Serializer.SerializedObject>) -> Void
+        _ recipe: ExecutionRecipe, serializer: Serializer, direction: TransferDirection, queue: DispatchQueue?,
+        progress: ((TransferProgress) -> Void)?, completion: @escaping (Response<Serializer.SerializedObject>) -> Void
     ) -> DataRequest {
-        let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
-        let delivery = TransferCallbackDelivery<Serializer.SerializedObject>(
+        let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: recipe.endpoint))
+        let sink = TransferCallbackSink<Serializer.SerializedObject>(
             queue: queue ?? manager.callbackQueue, handle: handle, direction: direction, progress: progress,
             completion: completion)
-        var pipeline = pipeline
-        pipeline.control = handle
-        handle.attach(pipeline.events().subscribe(delivery))
+        var recipe = recipe
+        recipe.control = handle
+        recipe.start(sink, serializer: serializer)
         return handle
     }
 
@@ -125,9 +127,9 @@ extension Client {
         _ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil,
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> URL {
-        try await lastValue(
-            of: downloadExecution(endpoint, to: destination, resumingFrom: partialFile), direction: .download,
-            progress: progress)
+        try await AsyncExecution.value(
+            of: downloadRecipe(endpoint, to: destination, resumingFrom: partialFile),
+            serializer: FileDestinationSerializer(destination: destination), direction: .download, progress: progress)
     }
 
     /// Uploads `endpoint`'s body and returns the response decoded as `Value`; `progress`
@@ -135,19 +137,9 @@ extension Client {
     public func upload<Value: Decodable>(
         _ endpoint: Endpoint, as type: Value.Type = Value.self, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> Value {
-        try await lastValue(of: uploadExecution(endpoint, as: type), direction: .upload, progress: progress)
-    }
-
-    /// The last value of `events`, reporting their progress in `direction` to `progress`.
-    private func lastValue<Value>(
-        of events: Observable<ExecutionEvent<Value>>, direction: TransferDirection,
-        progress: (@Sendable (TransferProgress) -> Void)?
-    ) async throws -> Value {
-        let values = events.compactMap { event -> Response<Value>? in
-            if let step = direction.progress(of: event) { progress?(step) }
-            return event.response
-        }
-        return try await AsyncExecution.value(of: values, mailbox: TaskMailbox())
+        try await AsyncExecution.value(
+            of: ExecutionRecipe(client: self, endpoint: endpoint, kind: .upload),
+            serializer: decodableSerializer(for: endpoint, as: type), direction: .upload, progress: progress)
     }
 }
 
@@ -156,10 +148,10 @@ enum TransferDirection: Sendable {
     case upload
     case download
 
-    /// The progress of `event` in this direction, if it is one.
-    func progress<Value>(of event: ExecutionEvent<Value>) -> TransferProgress? {
-        switch (self, event) {
-        case (.upload, .uploadProgress(let progress)), (.download, .downloadProgress(let progress)): return progress
+    /// The progress of `progress` in this direction, if it is one.
+    func progress(of progress: ExecutionProgress) -> TransferProgress? {
+        switch (self, progress) {
+        case (.upload, .uploadProgress(let step)), (.download, .downloadProgress(let step)): return step
         default: return nil
         }
     }
@@ -171,20 +163,19 @@ enum TransferCallback<Value> {
     case outcome(Response<Value>)
 }
 
-/// Observes a transfer for the callback form: progress to `progress`, the value or the
-/// failure to `completion`, in order (see `OrderedCallbacks`).
-final class TransferCallbackDelivery<Value>: OrderedCallbacks<TransferCallback<Value>>, ObserverType,
-    @unchecked Sendable
-{
-    // @unchecked: see `OrderedCallbacks`.
+/// The callback form of a transfer's sink: progress to `progress`, the value or the
+/// failure to `completion`, in order (see `CallbackQueue`).
+struct TransferCallbackSink<Value>: ExecutionSink, @unchecked Sendable {
+    // @unchecked: the callbacks are the app's, called one at a time (see `CallbackQueue`).
     private let direction: TransferDirection
+    private let callbacks: CallbackQueue<TransferCallback<Value>>
 
     init(
         queue: DispatchQueue?, handle: DataRequest, direction: TransferDirection,
         progress: ((TransferProgress) -> Void)?, completion: @escaping (Response<Value>) -> Void
     ) {
         self.direction = direction
-        super.init(queue: queue, handle: handle) { callback in
+        callbacks = CallbackQueue(queue: queue, handle: handle) { callback in
             switch callback {
             case .progress(let step): progress?(step)
             case .outcome(let response): completion(response)
@@ -192,19 +183,17 @@ final class TransferCallbackDelivery<Value>: OrderedCallbacks<TransferCallback<V
         }
     }
 
-    func on(_ event: Event<ExecutionEvent<Value>>) {
-        switch event {
-        case .next(let executionEvent):
-            if let step = direction.progress(of: executionEvent) {
-                send(.progress(step))
-            } else if let response = executionEvent.response {
-                send(.outcome(response))
-            }
-        case .error(let error):
-            send(.outcome(.failure(error)))
-            handle.executionEnded()
-        case .completed:
-            handle.executionEnded()
-        }
+    var reportsProgress: Bool { true }
+
+    func progress(_ progress: ExecutionProgress) {
+        if let step = direction.progress(of: progress) { callbacks.send(.progress(step)) }
+    }
+
+    func value(_ value: Value, extra: ResponseExtra) {
+        callbacks.send(.outcome(.success(value: value, extra: extra)))
+    }
+
+    func end(_ error: Swift.Error?) {
+        if let error { callbacks.send(.outcome(.failure(error)), closing: true) }
     }
 }

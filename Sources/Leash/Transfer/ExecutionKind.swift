@@ -11,9 +11,10 @@ enum ExecutionKind: Sendable {
     /// `lines`, `serverSentEvents`); it lasts as long as its bytes keep coming.
     case stream
 
-    /// Whether the execution is an upload, a download or a stream, whose time limits
-    /// bound stalls rather than the whole (see `ExecutionPipeline.limits`).
-    var isTransfer: Bool {
+    /// Whether the execution's bytes keep moving for as long as it lasts (an upload, a
+    /// download or a stream): its manager's timeout then bounds each stall, not the whole
+    /// (see `ExecutionRecipe.limits`).
+    var boundsStalls: Bool {
         if case .request = self { return false }
         return true
     }

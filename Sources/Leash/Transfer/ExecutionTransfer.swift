@@ -8,7 +8,7 @@ import Rx
 /// What one execution (one subscription) moves besides small bodies in memory: the file
 /// its body is uploaded from, the temporary file its download is written to, and the
 /// progress it reports. Made per subscription by the pipeline, when the execution may
-/// need the transport's `transfer` (see `DataStages.transportRequest(for:)`).
+/// need the transport's `transfer` (see `Attempt.transportRequest(for:)`).
 ///
 /// It owns the files it makes (a staged multipart body, a download's temporary file) and
 /// removes them when the execution ends, whatever ends it (`release()`, called by every

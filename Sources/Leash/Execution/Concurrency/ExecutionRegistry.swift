@@ -2,8 +2,8 @@ import Rx
 
 /// An execution that its manager's `cancelAll()` can end.
 protocol ManagedExecution: AnyObject, Sendable {
-    /// What the execution is listed under: the identity of its `DataStages`, which the
-    /// attempts settle it by (see `ExecutionRegistry.settle(_:)`), or its own.
+    /// What the execution is listed under (its own identity), which its attempts settle it
+    /// by (see `ExecutionRegistry.settle(_:)`).
     var registryKey: ObjectIdentifier { get }
 
     /// Ends the execution with `LeashError.cancelled` (delivered to its subscriber, unlike a

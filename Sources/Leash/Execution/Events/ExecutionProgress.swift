@@ -36,24 +36,3 @@ extension ExecutionEvent {
         }
     }
 }
-
-/// Where the data stages report progress; not generic, so that they need not be.
-final class ProgressSink: @unchecked Sendable {
-    // @unchecked: immutable; the handler feeds a `SerialObserver`, which is thread-safe.
-    private let handler: ((ExecutionProgress) -> Void)?
-
-    /// A sink that reports to `handler`, or drops progress if it is `nil`.
-    init(_ handler: ((ExecutionProgress) -> Void)?) {
-        self.handler = handler
-    }
-
-    func send(_ progress: ExecutionProgress) {
-        handler?(progress)
-    }
-
-    /// Drops all progress (for the forms that report none).
-    static let none = ProgressSink(nil)
-
-    /// Whether progress goes anywhere.
-    var isReporting: Bool { handler != nil }
-}

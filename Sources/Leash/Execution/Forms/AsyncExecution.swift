@@ -5,110 +5,130 @@ import Rx
     import FoundationNetworking
 #endif
 
-/// Observes one execution for the `async` form: keeps the last value, and tells the
-/// awaiting task's mailbox when the execution is over.
-final class AsyncExecution<Value>: ObserverType, @unchecked Sendable {
-    // @unchecked: all state is behind `lock`; the values only pass from the execution's
+/// The `async` form's sink: keeps the last value, reports transfer progress if asked, and
+/// tells the awaiting task's mailbox when the execution is over.
+final class AsyncExecution<Value>: ExecutionSink, @unchecked Sendable {
+    // @unchecked: all state is behind `state`; the values only pass from the execution's
     // thread to the awaiting task.
     //
     // Generic code from here runs unspecialised (the value type is the app's): every
     // generic type it touches (`Optional<Value>`, a `Result`, a tuple) is a look-up at run
     // time, so the state is kept to `last` and an untyped `failure`.
-    private let lock = Lock()
-    private let mailbox: TaskMailbox
-    private var subscription: Disposable?
-    private var isCancelled = false
-    private var isFinished = false
-    /// The last value so far; once finished without `failure`, the result.
-    private var last: Value?
-    private var failure: Swift.Error?
-
-    init(mailbox: TaskMailbox) {
-        self.mailbox = mailbox
+    private struct State {
+        var execution: Execution?
+        var isCancelled = false
+        var isFinished = false
+        /// The last value so far; once finished without `failure`, the result.
+        var last: Value?
+        var failure: Swift.Error?
     }
 
-    /// Subscribes to `values`, unless the task was cancelled already (then nothing is sent).
-    func start<Values: ObservableType>(_ values: Values) where Values.Element == Response<Value> {
-        if lock.withLock({ isCancelled }) { return }
-        let subscription = values.subscribe(self)
-        let disposeNow = lock.withLock { () -> Bool in
-            if isCancelled { return true }
-            // The subscription's handlers hold this object: keep the subscription only
-            // while the execution runs, or the two would keep each other alive.
-            if !isFinished { self.subscription = subscription }
+    private let state = LockedState(State())
+    private let mailbox: TaskMailbox
+    /// Which transfer progress goes to `onProgress`, if any.
+    private let direction: TransferDirection?
+    private let onProgress: (@Sendable (TransferProgress) -> Void)?
+
+    init(
+        mailbox: TaskMailbox, direction: TransferDirection? = nil,
+        onProgress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) {
+        self.mailbox = mailbox
+        self.direction = direction
+        self.onProgress = onProgress
+    }
+
+    var reportsProgress: Bool { onProgress != nil }
+
+    /// Starts `recipe` for the awaiting task (unless it was cancelled already).
+    func start<Serializer: ResponseSerializer>(_ recipe: ExecutionRecipe, serializer: Serializer)
+    where Serializer.SerializedObject == Value {
+        if state.withLock({ $0.isCancelled }) { return }
+        let execution = recipe.start(self, serializer: serializer)
+        let disposeNow = state.withLock { state -> Bool in
+            if state.isCancelled { return true }
+            // The execution holds this sink: keep it only while it runs, or the two would
+            // keep each other alive.
+            if !state.isFinished { state.execution = execution }
             return false
         }
-        if disposeNow { subscription.dispose() }
+        if disposeNow { execution.dispose() }
     }
 
     /// The last value, or the failure; once the mailbox said the execution is over.
     func result() throws -> Value {
-        var value: Value?
-        let failure = lock.withLock { () -> Swift.Error? in
-            swap(&value, &last)
-            return isFinished ? self.failure : LeashError.cancelled
+        let (value, failure) = state.withLock { state -> (Value?, Swift.Error?) in
+            defer { state.last = nil }
+            return (state.last, state.isFinished ? state.failure : LeashError.cancelled)
         }
         if let failure { throw failure }
         guard let value else { throw LeashError.cancelled }
         return value
     }
 
-    func on(_ event: Event<Response<Value>>) {
-        switch event {
-        case .next(.success(let value, _)):
-            lock.withLock { last = value }
-        case .next(.failure(let error)), .error(let error):
-            finish(failing: error)
-        case .completed:
-            let hasValue = lock.withLock { last != nil }
-            finish(
-                failing: hasValue
-                    ? nil : LeashError.invalidResponse(reason: "the execution completed without a value"))
-        }
+    func progress(_ progress: ExecutionProgress) {
+        if let direction, let step = direction.progress(of: progress) { onProgress?(step) }
+    }
+
+    func value(_ value: Value, extra: ResponseExtra) {
+        state.withLock { $0.last = value }
+    }
+
+    func end(_ error: Swift.Error?) {
+        if let error { return finish(failing: error) }
+        let hasValue = state.withLock { $0.last != nil }
+        finish(failing: hasValue ? nil : LeashError.invalidResponse(reason: "the execution completed without a value"))
     }
 
     func cancel() {
-        let subscription = lock.withLock { () -> Disposable? in
-            isCancelled = true
-            defer { self.subscription = nil }
-            return self.subscription
+        let execution = state.withLock { state -> Execution? in
+            state.isCancelled = true
+            defer { state.execution = nil }
+            return state.execution
         }
         // The transport issues its task's cancel() asynchronously itself, off the
         // cooperative pool and outside URLSession's callbacks.
-        subscription?.dispose()
+        execution?.dispose()
         finish(failing: LeashError.cancelled)
     }
 
     /// Ends the execution, with the last value or with `failure` (the first end counts),
     /// and ends the task's loop.
     private func finish(failing failure: Swift.Error?) {
-        var dropped: Value?
-        var subscription: Disposable?
-        let isFirst = lock.withLock { () -> Bool in
-            if isFinished { return false }
-            isFinished = true
-            self.failure = failure
-            swap(&subscription, &self.subscription)
-            if failure != nil { swap(&dropped, &last) }
-            return true
+        let released = state.withLock { state -> (Execution?, Value?)? in
+            if state.isFinished { return nil }
+            state.isFinished = true
+            state.failure = failure
+            defer {
+                state.execution = nil
+                if failure != nil { state.last = nil }
+            }
+            return (state.execution, failure != nil ? state.last : nil)
         }
-        guard isFirst else { return }
+        guard let released else { return }
         // Released here, outside the lock: freeing them may run the app's deinits.
-        withExtendedLifetime(subscription) {}
-        withExtendedLifetime(dropped) {}
+        withExtendedLifetime(released) {}
         mailbox.finish()
     }
 }
 
 extension AsyncExecution {
-    /// Runs `values` for the awaiting task: the transport hands its answer to `mailbox`,
-    /// and this task runs the rest of the pipeline (one thread hop per request, as with
-    /// `URLSession.data(for:)`); returns the last value. Cancelling the task cancels it.
-    static func value<Values: ObservableType>(of values: Values, mailbox: TaskMailbox) async throws -> Value
-    where Values.Element == Response<Value> {
-        let execution = AsyncExecution<Value>(mailbox: mailbox)
+    /// Runs `recipe` for the awaiting task: the transport hands its answer to the task's
+    /// mailbox, and this task runs the rest of the pipeline (one thread hop per request, as
+    /// with `URLSession.data(for:)`); returns the last value. Cancelling the task cancels
+    /// it. Transfer progress in `direction` goes to `progress`, if given.
+    static func value<Serializer: ResponseSerializer>(
+        of recipe: ExecutionRecipe, serializer: Serializer, direction: TransferDirection? = nil,
+        progress: (@Sendable (TransferProgress) -> Void)? = nil
+    ) async throws -> Value where Serializer.SerializedObject == Value {
+        let mailbox = TaskMailbox()
+        var recipe = recipe
+        // A plain request's answer is handed to this task; a transfer's events keep their
+        // own queue (progress comes while the task waits for the end).
+        if direction == nil { recipe.handoff = mailbox }
+        let execution = AsyncExecution<Value>(mailbox: mailbox, direction: direction, onProgress: progress)
         return try await withTaskCancellationHandler {
-            execution.start(values)
+            execution.start(recipe, serializer: serializer)
             while case .job(let job) = await mailbox.next() { job() }
             return try execution.result()
         } onCancel: {

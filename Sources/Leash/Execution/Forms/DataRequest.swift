@@ -31,19 +31,24 @@ extension URLRequest: URLRequestConvertible {
 /// Keeping a handle keeps nothing of a finished execution alive: the handle lets go of
 /// the execution when it ends, and `cancel()` after that does nothing.
 public final class DataRequest: Cancelable, @unchecked Sendable {
-    // @unchecked: `convertible` is immutable; the rest is behind `lock`.
+    // @unchecked: `convertible` is immutable; the rest is behind `state`.
+    //
+    // One type for the request and its handle, as Alamofire has it: the Leash README shows
+    // both sides (`client.request(for:)` then `.response(…)` and `cancel()`, and
+    // `chain.request.convertible.asURLRequest()` in an interceptor), so the name stays.
+    private struct State {
+        /// What `cancel()`, `suspend()` and `resume()` reach: the execution, or the
+        /// handle of the execution `response(…)` started.
+        var execution: ExecutionControl?
+        var cancelled = false
+        var finished = false
+        /// Whether `suspend()` was called without `resume()` since.
+        var suspended = false
+    }
 
     /// The request, as Alamofire exposed it.
     public let convertible: URLRequestConvertible
-    private let lock = Lock()
-    private var subscription: Disposable?
-    private var cancelled = false
-    private var finished = false
-    /// Whether `suspend()` was called without `resume()` since.
-    private var suspended = false
-    /// The execution's attempt running now (each attempt attaches itself; a retry
-    /// replaces it); let go when the execution ends.
-    private var run: AttemptRun?
+    private let state = LockedState(State())
 
     /// Wraps a built request.
     public convenience init(_ request: URLRequest) {
@@ -66,64 +71,48 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
         client: Client, endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil,
         completion: @escaping (Response<Serializer.SerializedObject>) -> Void
     ) -> Self {
-        let execution = client.execute(endpoint, serializer: serializer, queue: queue, completion: completion)
-        attach(execution)
+        attach(client.execute(endpoint, serializer: serializer, queue: queue, completion: completion))
         return self
     }
 
-    /// Holds the execution's subscription, to cancel it; disposes it at once if this
-    /// request was cancelled already, and drops it if the execution already ended.
-    func attach(_ disposable: Disposable) {
-        let disposeNow = lock.withLock { () -> Bool in
-            if cancelled { return true }
-            if !finished { subscription = disposable }
-            return false
+    /// `execution` is what this handle controls from now on; cancelled at once if this
+    /// request was cancelled already, suspended if it is suspended.
+    func attach(_ execution: ExecutionControl) {
+        let (cancelNow, suspendNow) = state.withLock { state -> (Bool, Bool) in
+            if state.cancelled { return (true, false) }
+            if !state.finished { state.execution = execution }
+            return (false, state.suspended)
         }
-        if disposeNow { disposable.dispose() }
+        if cancelNow { execution.cancel() } else if suspendNow { execution.suspend() }
     }
 
-    /// Lets go of the execution, which ended by itself: the subscription's handlers hold
-    /// this request, so keeping the subscription would keep both alive forever.
+    /// The execution ended by itself: let go of it (it holds this handle, so keeping it
+    /// would keep both alive forever); `cancel()` does nothing from now on.
     func executionEnded() {
-        let released = lock.withLock { () -> (Disposable?, AttemptRun?) in
-            finished = true
-            defer {
-                subscription = nil
-                run = nil
-            }
-            return (subscription, run)
+        let released = state.withLock { state -> ExecutionControl? in
+            state.finished = true
+            defer { state.execution = nil }
+            return state.execution
         }
         // Released here, outside the lock: freeing it may run the app's deinits.
         withExtendedLifetime(released) {}
-    }
-
-    /// `run` is the execution's current attempt; returns whether it starts suspended.
-    func attach(_ run: AttemptRun) -> Bool {
-        lock.withLock {
-            if !finished && !cancelled { self.run = run }
-            return suspended
-        }
     }
 
     /// Cancels the execution: the transport's task is cancelled, and no callback starts
     /// afterwards (callbacks delivered on a queue check for cancellation just before
     /// running). Does nothing after the execution ended.
     public func cancel() {
-        let (subscription, run) = lock.withLock { () -> (Disposable?, AttemptRun?) in
-            guard !cancelled else { return (nil, nil) }
-            cancelled = true
-            defer {
-                self.subscription = nil
-                self.run = nil
-            }
-            return (self.subscription, self.run)
+        let execution = state.withLock { state -> ExecutionControl? in
+            guard !state.cancelled else { return nil }
+            state.cancelled = true
+            defer { state.execution = nil }
+            return state.execution
         }
-        subscription?.dispose()
-        withExtendedLifetime(run) {}
+        execution?.cancel()
     }
 
     /// Whether `cancel()` was called.
-    public var isCancelled: Bool { lock.withLock { cancelled } }
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Pauses the execution (callback forms: `Client.execute`, `download`, `upload`): the
     /// request in flight is stopped (quietly: the execution
@@ -135,26 +124,26 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
     /// `suspend()`: on Linux, a suspended task that is resumed starts over and delivers
     /// its body a second time after the bytes already received.
     public func suspend() {
-        let run = lock.withLock { () -> AttemptRun? in
-            if suspended { return nil }
-            suspended = true
-            return self.run
+        let execution = state.withLock { state -> ExecutionControl? in
+            if state.suspended { return nil }
+            state.suspended = true
+            return state.execution
         }
-        run?.suspend()
+        execution?.suspend()
     }
 
     /// Continues a suspended execution (see `suspend()`).
     public func resume() {
-        let run = lock.withLock { () -> AttemptRun? in
-            if !suspended { return nil }
-            suspended = false
-            return self.run
+        let execution = state.withLock { state -> ExecutionControl? in
+            if !state.suspended { return nil }
+            state.suspended = false
+            return state.execution
         }
-        run?.resume()
+        execution?.resume()
     }
 
     /// Whether the execution is suspended.
-    public var isSuspended: Bool { lock.withLock { suspended } }
+    public var isSuspended: Bool { state.withLock { $0.suspended } }
 
     /// Same as `cancel()`.
     public func dispose() {
@@ -163,6 +152,21 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
 
     /// Same as `isCancelled`.
     public var isDisposed: Bool { isCancelled }
+}
+
+/// What a `DataRequest` handle controls: an execution, or another handle.
+protocol ExecutionControl: AnyObject, Sendable {
+    func cancel()
+    func suspend()
+    func resume()
+}
+
+extension DataRequest: ExecutionControl {}
+
+extension Execution: ExecutionControl {
+    func cancel() {
+        dispose()
+    }
 }
 
 /// An endpoint's request, built only if someone asks for it: the handle returned by

@@ -25,11 +25,11 @@ public final class ExecutionContext: @unchecked Sendable {
     let marks: ExecutionMarks?
     /// The execution's end, if the manager has end observers: each context records
     /// itself there as the execution's latest.
-    let ending: ExecutionEnding?
+    let ending: EndReport?
 
     init(
         client: Client, endpoint: Endpoint, request: DataRequest, attempt: Int, marks: ExecutionMarks? = nil,
-        ending: ExecutionEnding? = nil, attemptRequest: DataRequest? = nil
+        ending: EndReport? = nil, attemptRequest: DataRequest? = nil
     ) {
         self.client = client
         self.endpoint = endpoint

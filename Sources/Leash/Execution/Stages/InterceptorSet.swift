@@ -9,7 +9,7 @@ final class InterceptorSet: @unchecked Sendable {
     let completion: [CompletionInterceptor]
     let serialization: [SerializationInterceptor]
     let operators: [OperatorInterceptor]
-    /// Not a stage: told of each execution's end (see `ExecutionEnding`).
+    /// Not a stage: told of each execution's end (see `EndReport`).
     let endObservers: [ExecutionEndObserver]
 
     init(_ interceptors: [Interceptor]) {

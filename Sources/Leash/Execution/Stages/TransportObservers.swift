@@ -5,24 +5,22 @@ import Rx
     import FoundationNetworking
 #endif
 
-/// What the transport's observers of one attempt share: the run, its request and step,
+/// What the transport's observers of one attempt share: the attempt and its step (the request sent),
 /// whether the response arrived (a transport's completion alone is not one), and, for a
 /// transport other than `URLSessionTransport`, the request's place in the manager's
 /// dispatcher, given back when the request ends or is disposed (whichever comes first).
 class AttemptAnswer: Disposable, @unchecked Sendable {
     // @unchecked: immutable but for `responded` and `placeTaken`, atomics.
-    let run: AttemptRun
-    let request: URLRequest
-    let step: AttemptRun.Step
+    let attempt: Attempt
+    let step: Attempt.Step
     /// 1 once the response arrived.
     private let responded = AtomicInt(0)
     private let place: DispatcherPlace?
     /// 1 while the place is held.
     private let placeTaken: AtomicInt
 
-    init(run: AttemptRun, request: URLRequest, step: AttemptRun.Step, place: DispatcherPlace? = nil) {
-        self.run = run
-        self.request = request
+    init(attempt: Attempt, step: Attempt.Step, place: DispatcherPlace? = nil) {
+        self.attempt = attempt
         self.step = step
         self.place = place
         self.placeTaken = AtomicInt(place == nil ? 0 : 1)
@@ -42,7 +40,7 @@ class AttemptAnswer: Disposable, @unchecked Sendable {
     /// The response: to the success interceptors.
     final func respond(_ response: TransportResponse) {
         responded.store(1)
-        run.received(response, request, step)
+        attempt.received(response, step)
     }
 
     /// A failure, or the end: to the failure interceptors (an end without a response is a
@@ -50,9 +48,9 @@ class AttemptAnswer: Disposable, @unchecked Sendable {
     final func end(_ error: Swift.Error?) {
         releasePlace()
         if let error {
-            run.failed(error, step)
+            attempt.failed(error, step)
         } else if responded.load() == 0 {
-            run.failed(LeashError.invalidResponse(reason: "the transport completed without a response"), step)
+            attempt.failed(LeashError.invalidResponse(reason: "the transport completed without a response"), step)
         }
     }
 }
@@ -71,7 +69,7 @@ final class TransportObserver: AttemptAnswer, ObserverType, @unchecked Sendable 
 }
 
 /// Receives the events of one attempt's transfer (`transfer`): progress, a stream's head
-/// and its chunks go to the run (which reports them and resets the idle limit), the
+/// and its chunks go to the attempt (which reports them and resets the idle limit), the
 /// complete response to the success interceptors (for a stream, to its end), a failure to
 /// the failure interceptors.
 final class TransferObserver: AttemptAnswer, ObserverType, @unchecked Sendable {
@@ -79,7 +77,7 @@ final class TransferObserver: AttemptAnswer, ObserverType, @unchecked Sendable {
     func on(_ event: Event<TransportEvent>) {
         switch event {
         case .next(.completed(let response)): respond(response)
-        case .next(let progress): run.transferred(progress, request, step)
+        case .next(let progress): attempt.transferred(progress, step)
         case .error(let error): end(error)
         case .completed: end(nil)
         }

@@ -5,10 +5,10 @@ import Rx
 /// began (each `ExecutionContext` of the execution records itself here as it is made, so
 /// an adapted request counts) and whether the end was reported yet.
 ///
-/// Made per subscription only when the manager has end observers (`DataStages.ending`);
+/// Made per execution only when the manager has end observers (`Execution.endReport`);
 /// without them executions carry `nil` and allocate nothing for the hook. A struct over
 /// one locked state: one allocation per execution when there are observers.
-struct ExecutionEnding: @unchecked Sendable {
+struct EndReport: @unchecked Sendable {
     // @unchecked: the state is behind its lock; `observers` is immutable (the app's objects,
     // which Leash calls from any thread, as every interceptor).
     private struct State {
@@ -49,14 +49,6 @@ struct ExecutionEnding: @unchecked Sendable {
         guard isFirst else { return }
         let end = ExecutionEnd(outcome: outcome, client: client, endpoint: endpoint, lastAttempt: lastAttempt)
         for observer in observers { observer.executionDidEnd(end) }
-    }
-}
-
-extension DataStages {
-    /// The execution ended with `outcome`: the manager's end observers are told, once (see
-    /// `ExecutionEnding`). Costs a `nil` check without end observers.
-    func ended(_ outcome: ExecutionEnd.Outcome) {
-        ending?.end(outcome, client: client, endpoint: endpoint)
     }
 }
 

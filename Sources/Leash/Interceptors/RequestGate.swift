@@ -28,19 +28,3 @@ public protocol RequestGate: Sendable {
     /// Called on the thread that starts the attempt; must not block.
     func admission(for endpoint: Endpoint, attempt: Int) -> Completable?
 }
-
-extension DataStages {
-    /// `start` (one attempt), subscribed once every gate of the manager lets attempt
-    /// `attempt` through; `start` itself when the manager has no gates.
-    func admitted<Element>(_ attempt: Int, _ start: Observable<Element>) -> Observable<Element> {
-        let gates = client.manager.requestGates
-        guard !gates.isEmpty else { return start }
-        let stages = self
-        // Asked at subscription, so that each retry asks again.
-        return Observable.deferred {
-            let waits = gates.compactMap { $0.admission(for: stages.endpoint, attempt: attempt) }
-            guard !waits.isEmpty else { return start }
-            return Completable.concat(waits).andThen(start)
-        }
-    }
-}

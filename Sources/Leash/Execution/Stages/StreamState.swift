@@ -1,10 +1,10 @@
 import Foundation
 
-/// What an attempt knows of a stream's response (see `AttemptRun`): its head being
+/// What an attempt knows of a stream's response (see `Attempt`): its head being
 /// judged by the success interceptors and validation (chunks wait meanwhile), its body
-/// flowing, or over. A plain value: `AttemptRun` decides with it under its lock and acts
+/// flowing, or over. A plain value: `Attempt` decides with it under its lock and acts
 /// after.
-struct StreamGate {
+struct StreamState {
     /// Where the stream is.
     enum Phase {
         /// No streamed head in this attempt (none yet, or the answer is not a stream's).
