@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 import Rx
 
 #if canImport(FoundationNetworking)
@@ -16,7 +17,7 @@ extension StubTransport {
     /// `dropsAfter` some bytes keeps those (in the file too) and fails with
     /// `URLError.networkConnectionLost`.
     public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
-        let carried = Carried(request.urlRequest)
+        let carried = StubCarried(request.urlRequest)
         let scheduler = self.scheduler ?? StubTransport.defaultScheduler
         return Observable.deferred { [self] in
             let response = nextResponse(for: carried.value)
