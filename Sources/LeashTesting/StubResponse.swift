@@ -11,7 +11,7 @@ public struct StubResponse: Sendable {
     /// The status code.
     public var status: Int
     /// The response headers.
-    public var headers: [String: String]
+    public var headers: HTTPHeaders
     /// The body.
     public var body: Data
     /// How long the answer takes; `nil` for at once.
@@ -40,7 +40,7 @@ public struct StubResponse: Sendable {
     var scriptError: LeashError?
 
     /// A response.
-    public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data(), delay: RxTimeInterval? = nil) {
+    public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: RxTimeInterval? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -120,7 +120,7 @@ public struct StubResponse: Sendable {
     /// body at the end.
     public static func chunks(
         _ chunks: [Data], every interval: RxTimeInterval = .seconds(1), status: Int = 200,
-        headers: [String: String] = ["Content-Type": "application/octet-stream"]
+        headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
     ) -> StubResponse {
         var response = StubResponse(status: status, headers: headers, body: chunks.reduce(Data(), +))
         var end = 0
@@ -196,7 +196,8 @@ public struct StubResponse: Sendable {
             return .failure(URLSessionTransport.leashError(for: failure))
         }
         guard let url = request.url,
-            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+            let response = HTTPURLResponse(
+                url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers.dictionary)
         else {
             return .failure(.invalidResponse(reason: "the stub's status \(status) cannot form a response"))
         }

@@ -207,8 +207,9 @@ private struct StubScript {
         else { return scripted }
         var headers = response.headers
         headers["Content-Range"] = "bytes \(requestedOffset)-\(total - 1)/\(total)"
-        guard let partial = HTTPURLResponse(url: url, statusCode: 206, httpVersion: "HTTP/1.1", headerFields: headers)
-        else { return scripted }
+        let partial = HTTPURLResponse(
+            url: url, statusCode: 206, httpVersion: "HTTP/1.1", headerFields: headers.dictionary)
+        guard let partial else { return scripted }
         return TransportResponse(httpResponse: partial, data: scripted.data.subdata(in: Int(requestedOffset)..<total))
     }
 }

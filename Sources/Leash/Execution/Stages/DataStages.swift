@@ -176,7 +176,7 @@ final class DataStages: @unchecked Sendable {
         let status = response.httpResponse.statusCode
         guard acceptableStatusCodes.contains(status) else {
             let failure = StatusCodeFailure(
-                statusCode: status, headers: headerDictionary(response.httpResponse), body: response.data,
+                statusCode: status, headers: HTTPHeaders(response.httpResponse), body: response.data,
                 response: response.httpResponse, request: request)
             return .failure(LeashError.unacceptableStatusCode(failure))
         }
