@@ -16,6 +16,7 @@ let package = Package(
         .library(name: "Rx", targets: ["Rx"]),
         .library(name: "RxTesting", targets: ["RxTesting"]),
         .library(name: "Leash", targets: ["Leash"]),
+        .library(name: "LeashTesting", targets: ["LeashTesting"]),
         .library(name: "RxLeash", targets: ["RxLeash"]),
         .library(name: "LeashInterceptors", targets: ["LeashInterceptors"]),
     ],
@@ -27,6 +28,9 @@ let package = Package(
         // link (on macOS it fails to load); the tour uses these.
         .target(name: "RxTestingCore", dependencies: ["Rx"]),
         .target(name: "Leash", dependencies: ["Rx"]),
+        // Test doubles (`StubTransport`), out of `Leash` so that apps do not ship them. No
+        // XCTest: previews and executables (the tour) use them too.
+        .target(name: "LeashTesting", dependencies: ["Leash", "Rx"]),
         .target(name: "RxLeash", dependencies: ["Leash", "Rx"]),
         .target(name: "LeashInterceptors", dependencies: ["Leash", "Rx", "LeashDigest"]),
         // SHA-256, shared by the disk cache, the loopback server and the tests that check transfers.
@@ -36,34 +40,39 @@ let package = Package(
         .executableTarget(
             name: "leash-tour",
             dependencies: [
-                "LeashExamples", "Leash", "RxLeash", "LeashInterceptors", "Rx", "RxTestingCore", "LoopbackServer",
-                "LeashDigest",
+                "LeashExamples", "Leash", "LeashTesting", "RxLeash", "LeashInterceptors", "Rx", "RxTestingCore",
+                "LoopbackServer", "LeashDigest",
             ],
             path: "Playgrounds/LeashTour"),
         // What the tour and the example tests share: the example API and a view model.
         .target(name: "LeashExamples", dependencies: ["Leash", "RxLeash"], path: "Playgrounds/Examples"),
         // Helpers shared by the Leash test targets (a loopback server per test, leak checks).
         .target(
-            name: "LeashTestSupport", dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer", "LeashDigest"],
+            name: "LeashTestSupport",
+            dependencies: ["Leash", "LeashTesting", "Rx", "RxTesting", "LoopbackServer", "LeashDigest"],
             path: "Tests/LeashTestSupport"),
         .testTarget(name: "RxTests", dependencies: ["Rx", "RxTesting"]),
         .testTarget(
             name: "LeashTests",
-            dependencies: ["Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport", "LeashDigest"]),
+            dependencies: [
+                "Leash", "LeashTesting", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport", "LeashDigest",
+            ]),
+        .testTarget(
+            name: "LeashTestingTests", dependencies: ["LeashTesting", "Leash", "Rx", "RxTesting", "LeashTestSupport"]),
         .testTarget(
             name: "RxLeashTests",
-            dependencies: ["RxLeash", "Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport"]),
+            dependencies: ["RxLeash", "Leash", "LeashTesting", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport"]),
         .testTarget(
             name: "LeashInterceptorsTests",
             dependencies: [
-                "LeashInterceptors", "RxLeash", "Leash", "Rx", "RxTesting", "LoopbackServer", "LeashTestSupport",
-                "LeashDigest",
+                "LeashInterceptors", "RxLeash", "Leash", "LeashTesting", "Rx", "RxTesting", "LoopbackServer",
+                "LeashTestSupport", "LeashDigest",
             ]),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "LeashDigest"]),
         .testTarget(name: "LeashDigestTests", dependencies: ["LeashDigest"]),
         .testTarget(
             name: "LeashExamplesTests",
-            dependencies: ["LeashExamples", "RxLeash", "Leash", "Rx", "RxTesting", "LeashTestSupport"]),
+            dependencies: ["LeashExamples", "RxLeash", "Leash", "LeashTesting", "Rx", "RxTesting", "LeashTestSupport"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -39,8 +39,9 @@ let package = Package(
         .executableTarget(
             name: "net-benchmarks",
             dependencies: [
-                .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
-                .product(name: "RxLeash", package: "Leash"), "LoopbackServer", "MallocCounter",
+                .product(name: "Leash", package: "Leash"), .product(name: "LeashTesting", package: "Leash"),
+                .product(name: "Rx", package: "Leash"), .product(name: "RxLeash", package: "Leash"), "LoopbackServer",
+                "MallocCounter",
             ],
             path: "Sources/NetBenchmarks"
         ),
@@ -49,7 +50,8 @@ let package = Package(
         .testTarget(
             name: "NetBenchmarksTests",
             dependencies: [
-                "net-benchmarks", .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                "net-benchmarks", .product(name: "Leash", package: "Leash"),
+                .product(name: "LeashTesting", package: "Leash"), .product(name: "Rx", package: "Leash"),
                 "LoopbackServer", "MallocCounter",
             ]
         ),

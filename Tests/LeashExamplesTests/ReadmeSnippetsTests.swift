@@ -1,19 +1,17 @@
 // The README's "Testing a view model" snippet, compiled and run: `SearchViewModel`
-// (Playgrounds/Examples) in virtual time. The block between `// README:` and
-// `// README end` is copied into README.md as it is; `ReadmeCodeBlocksTests` checks it.
+// (Playgrounds/Examples) in virtual time. The README shows this file from its first
+// `import` to the end of the class, as a test target of an app would hold it
+// (`ReadmeCodeBlocksTests` checks it); `SearchViewModelTests` checks the same view model
+// for leaks.
 
-import Foundation
-import LeashExamples
-import LeashTestSupport
+import LeashExamples  // the example app: SearchViewModel, User
+import LeashTesting  // StubTransport: scripted answers instead of the network
 import RxLeash
-import RxTesting
+import RxTesting  // TestScheduler, and XCTAssertEqual for recorded events
 import XCTest
 
-final class ReadmeViewModelSnippetTests: XCTestCase {
-    func testSearchViewModel_inVirtualTime() throws {
-        let baseline = Resources.total
-        defer { assertResourcesReturn(to: baseline) }
-        // README: view model
+final class SearchViewModelReadmeTests: XCTestCase {
+    func testSearch_waitsForTheTyping_thenShowsTheResults() throws {
         let leanne = User(id: 1, name: "Leanne Graham", username: "Bret", email: "Sincere@april.biz")
         let scheduler = TestScheduler(initialClock: 0, resolution: 0.001)  // one tick = 1 ms
         let stub = StubTransport(scheduler: scheduler)
@@ -33,6 +31,5 @@ final class ReadmeViewModelSnippetTests: XCTestCase {
         XCTAssertEqual(
             observer.events, [.next(200, .idle), .next(600, .searching("lea")), .next(720, .results([leanne]))])
         XCTAssertEqual(stub.requests.map { $0.url?.query }, ["q=lea"])
-        // README end
     }
 }

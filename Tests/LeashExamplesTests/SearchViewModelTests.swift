@@ -1,6 +1,7 @@
 import Foundation
 import LeashExamples
 import LeashTestSupport
+import LeashTesting
 import RxLeash
 import RxTesting
 import XCTest

@@ -2,6 +2,7 @@ import Dispatch
 import Foundation
 import Leash
 import LeashInterceptors
+import LeashTesting
 import Rx
 import RxTesting
 import XCTest

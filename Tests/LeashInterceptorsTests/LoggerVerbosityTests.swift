@@ -2,6 +2,7 @@ import Foundation
 import Leash
 import LeashInterceptors
 import LeashTestSupport
+import LeashTesting
 import Rx
 import XCTest
 

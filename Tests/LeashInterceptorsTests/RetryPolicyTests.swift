@@ -20,7 +20,7 @@ final class RetryPolicyTests: RetryTestCase {
             url: URL(string: "https://api.example.com/items")!, statusCode: status, httpVersion: "HTTP/1.1",
             headerFields: headers)
         return .unacceptableStatusCode(
-            StatusCodeFailure(statusCode: status, headers: headers, body: Data(), response: response))
+            StatusCodeFailure(statusCode: status, headers: HTTPHeaders(headers), body: Data(), response: response))
     }
 
     private func delay(_ policy: RetryPolicy, retryAfter: String, status: Int = 503, now: Date? = nil)

@@ -3,6 +3,7 @@ import Foundation
 import Leash
 import LeashInterceptors
 import LeashTestSupport
+import LeashTesting
 import Rx
 import RxTesting
 import XCTest

@@ -1,6 +1,6 @@
 // The code of the README's `client.rx` snippets, compiled and
-// run here against `LoopbackServer` (and, for the testing snippet, `StubTransport` in
-// virtual time). Each snippet sits between `// snippet:` and `// end snippet` and is
+// run here against `LoopbackServer` (the testing snippet, a whole file, is
+// `ReadmeTestingSnippetTests.swift`). Each snippet sits between `// snippet:` and `// end snippet` and is
 // copied verbatim into the proposal; the lines around it only set up `client`,
 // `disposeBag` and the test doubles, and check what the snippet showed.
 
@@ -228,26 +228,5 @@ final class ClientRxDocsSnippetsTests: LoopbackIntegrationCase {
         wait(for: [delivered], timeout: 10)
         XCTAssertEqual(screen.lines, ["Alice"])
         XCTAssertEqual(onMain.value, true)
-    }
-}
-
-/// The testing snippet: `client.rx` in virtual time.
-final class ClientRxDocsTestingSnippetTests: ClientRxStubCase {
-    func testSnippet_virtualTime() throws {
-        // snippet: testing
-        let scheduler = TestScheduler(initialClock: 0)
-        let stub = StubTransport(scheduler: scheduler)
-            .stub(.get, path: "/v1/users/1", .json(#"{"id":1,"name":"Alice"}"#, delay: .seconds(2)))
-        let client = Client(
-            manager: try Manager.Builder()
-                .url("https://api.example.com/v1")
-                .transport(stub)
-                .scheduler(scheduler)  // Leash's timers (timeouts) run in virtual time too
-                .build())
-
-        let observer = scheduler.start { client.rx.execute(GetUser(id: 1)) }
-
-        XCTAssertEqual(observer.events, [.next(202, User(id: 1, name: "Alice")), .completed(202)])
-        // end snippet
     }
 }

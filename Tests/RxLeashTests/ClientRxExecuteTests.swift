@@ -1,4 +1,5 @@
 import Foundation
+import LeashTesting
 import RxLeash
 import RxTesting
 import LeashTestSupport

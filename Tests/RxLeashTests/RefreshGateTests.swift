@@ -1,5 +1,6 @@
 import Foundation
 import LeashTestSupport
+import LeashTesting
 import RxLeash
 import RxTesting
 import XCTest

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Leash
+import LeashTesting
 import LoopbackServer
 import Rx
 import XCTest

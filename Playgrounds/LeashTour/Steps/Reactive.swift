@@ -1,5 +1,6 @@
 import Foundation
 import LeashExamples
+import LeashTesting
 import RxLeash
 import RxTestingCore
 
@@ -63,7 +64,8 @@ extension Tour {
                 """
                 SearchViewModel debounces what the user types (300 ms), searches with
                 flatMapLatest and shows the state. With a TestScheduler (1 tick = 1 ms) and a
-                StubTransport answering after 120 ms of virtual time, the test runs in no time.
+                StubTransport (LeashTesting) answering after 120 ms of virtual time, the test runs
+                in no time.
                 """)
             let scheduler = TestScheduler(initialClock: 0, resolution: 0.001)
             let leanne = User(id: 1, name: "Leanne Graham", username: "Bret", email: "Sincere@april.biz")

@@ -152,8 +152,8 @@ public struct StatusCodeFailure: CustomStringConvertible, @unchecked Sendable {
 
     /// The status code.
     public let statusCode: Int
-    /// The response headers.
-    public let headers: [String: String]
+    /// The response headers (names compare ignoring case: `headers["Retry-After"]`).
+    public let headers: HTTPHeaders
     /// The response body.
     public let body: Data
     /// The full response.
@@ -163,7 +163,7 @@ public struct StatusCodeFailure: CustomStringConvertible, @unchecked Sendable {
 
     /// Creates the failure for a response.
     public init(
-        statusCode: Int, headers: [String: String], body: Data, response: HTTPURLResponse?, request: URLRequest? = nil
+        statusCode: Int, headers: HTTPHeaders, body: Data, response: HTTPURLResponse?, request: URLRequest? = nil
     ) {
         self.statusCode = statusCode
         self.headers = headers

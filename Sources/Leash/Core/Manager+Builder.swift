@@ -30,7 +30,8 @@ extension Manager {
         var encoder = JSONEncoder()
         var urlEncoding = URLEncodingOptions()
         var decoder = JSONDecoder()
-        var headers: [String: String] = [:]
+        /// Names compare ignoring case, so that `Accept` then `accept` is one header.
+        var headers = HTTPHeaders()
         var timeoutValue: TimeInterval?
         var idleTimeoutValue: TimeInterval?
         var statusCodes = Set(200..<300)
@@ -173,17 +174,20 @@ extension Manager {
             return self
         }
 
-        /// Adds a header sent with every request.
+        /// Adds a header sent with every request. It replaces a header of the same name
+        /// added before, whatever the case of either name (HTTP header names are
+        /// case-insensitive).
         @discardableResult
         public func header(_ name: String, _ value: String) -> Self {
             headers[name] = value
             return self
         }
 
-        /// Adds headers sent with every request.
+        /// Adds headers sent with every request, replacing those of the same names added
+        /// before (in any case).
         @discardableResult
         public func headers(_ values: [String: String]) -> Self {
-            headers.merge(values) { _, new in new }
+            for (name, value) in values { headers[name] = value }
             return self
         }
 

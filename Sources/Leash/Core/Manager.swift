@@ -87,7 +87,7 @@ public final class Manager: @unchecked Sendable {
         self.jsonEncoder = builder.encoder
         self.urlEncoding = builder.urlEncoding
         self.jsonDecoder = builder.decoder
-        self.defaultHeaders = builder.headers
+        self.defaultHeaders = builder.headers.dictionary
         self.timeout = builder.timeoutValue
         self.idleTimeout = builder.idleTimeoutValue
         self.acceptableStatusCodes = builder.statusCodes

@@ -74,8 +74,9 @@ extension Response {
         details?.httpResponse?.statusCode ?? (error as? LeashError)?.statusCode
     }
 
-    /// The response headers of a network success.
-    public var headers: [String: String] { details?.headers ?? [:] }
+    /// The response headers of a network success (names compare ignoring case); empty
+    /// otherwise.
+    public var headers: HTTPHeaders { details?.headers ?? [:] }
 
     /// The raw body of a network success.
     public var data: Data? { details?.data }
@@ -142,15 +143,6 @@ public struct ResponseExtra: @unchecked Sendable {
     /// The status code of the network response.
     public var statusCode: Int? { httpResponse?.statusCode }
 
-    /// The response headers, as strings.
-    public var headers: [String: String] { httpResponse.map(headerDictionary) ?? [:] }
-}
-
-/// The headers of `response` as a `[String: String]`.
-func headerDictionary(_ response: HTTPURLResponse) -> [String: String] {
-    var headers: [String: String] = [:]
-    for (key, value) in response.allHeaderFields {
-        headers["\(key)"] = "\(value)"
-    }
-    return headers
+    /// The response headers (names compare ignoring case); empty without a response.
+    public var headers: HTTPHeaders { httpResponse.map(HTTPHeaders.init) ?? [:] }
 }

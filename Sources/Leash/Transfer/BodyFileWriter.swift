@@ -9,18 +9,19 @@ import Foundation
 /// the server resumes it, starting over otherwise.
 ///
 /// Used on one thread at a time (the queue a transport writes one download on); every
-/// failure is a `LeashError.fileAccess` naming the file.
-final class BodyFileWriter: @unchecked Sendable {
+/// failure is a `LeashError.fileAccess` naming the file. (`package`: `StubTransport`, in
+/// `LeashTesting`, writes scripted downloads with it.)
+package final class BodyFileWriter: @unchecked Sendable {
     // @unchecked: handed to the one queue that writes with it, then used only there.
     let url: URL
     private let handle: FileHandle
     /// The bytes the file keeps from before this response (0 when starting over).
-    let startOffset: Int64
+    package let startOffset: Int64
     /// The bytes written by this response so far.
     private(set) var writtenBytes: Int64 = 0
 
     /// The bytes already in the file at `url` (0 if it cannot be read).
-    static func existingSize(of url: URL) -> Int64 {
+    package static func existingSize(of url: URL) -> Int64 {
         let attributes = try? FileManager.default.attributesOfItem(atPath: url.path)
         return (attributes?[.size] as? NSNumber)?.int64Value ?? 0
     }
@@ -37,7 +38,7 @@ final class BodyFileWriter: @unchecked Sendable {
     /// A `206 Partial Content` whose `Content-Range` starts at `requestedOffset` is
     /// appended after the bytes already there; any other success starts the file over.
     /// A 206 for another offset is not trusted (the file would be corrupt): it fails.
-    init(url: URL, head: HTTPURLResponse, requestedOffset: Int64) throws {
+    package init(url: URL, head: HTTPURLResponse, requestedOffset: Int64) throws {
         self.url = url
         let handle: FileHandle
         do {
@@ -71,7 +72,7 @@ final class BodyFileWriter: @unchecked Sendable {
     }
 
     /// Appends `data`.
-    func write(_ data: Data) throws {
+    package func write(_ data: Data) throws {
         do {
             try handle.write(contentsOf: data)
         } catch {
@@ -83,7 +84,7 @@ final class BodyFileWriter: @unchecked Sendable {
     }
 
     /// Flushes and closes the file.
-    func close() throws {
+    package func close() throws {
         do {
             try handle.close()
         } catch {

@@ -55,13 +55,16 @@ extension Transport {
     }
 }
 
-/// The rules of `TransportRequest.Destination` that every transport shares.
-enum TransferBodyPlan {
+/// The rules of `TransportRequest.Destination` that every transport shares. (`package`:
+/// `StubTransport`, in `LeashTesting`, scripts transfers by the same rules.)
+package enum TransferBodyPlan {
     /// Asks for the rest of a partly downloaded file; returns the offset asked from (0 for
     /// everything). A request that already asks for the bytes from where the file ends
     /// (the pipeline adds the header itself, so that events and interceptors see it) is
     /// left as it is; one that names another range of its own is not resumed.
-    static func requestRange(for destination: TransportRequest.Destination, in request: inout URLRequest) -> Int64 {
+    package static func requestRange(for destination: TransportRequest.Destination, in request: inout URLRequest)
+        -> Int64
+    {
         guard case .file(let url) = destination else { return 0 }
         let offset = BodyFileWriter.existingSize(of: url)
         if let range = request.value(forHTTPHeaderField: "Range") {
@@ -74,13 +77,13 @@ enum TransferBodyPlan {
 
     /// Whether a response with `status` has its body written to a file destination
     /// (successes only: an error page must not overwrite or extend a partial download).
-    static func writesToFile(status: Int) -> Bool {
+    package static func writesToFile(status: Int) -> Bool {
         (200..<300).contains(status)
     }
 
     /// Whether a response with `status` has its body handed on in chunks to a stream
     /// destination (successes only: an error page comes whole, for the error).
-    static func streamsBody(status: Int) -> Bool {
+    package static func streamsBody(status: Int) -> Bool {
         (200..<300).contains(status)
     }
 

@@ -19,8 +19,8 @@ import Rx
 ///   `send` does. A transport that implements only `send` gets a `transfer` built on it
 ///   (bodies in memory, progress only at the end: see `Transport.transfer(_:)`).
 ///
-/// Leash ships `URLSessionTransport` (the default) and `StubTransport` (scripted, for tests
-/// and previews); any other client (AsyncHTTPClient on a server, say) can be adapted by
+/// Leash ships `URLSessionTransport` (the default), and `LeashTesting` ships `StubTransport`
+/// (scripted, for tests and previews); any other client (AsyncHTTPClient on a server, say) can be adapted by
 /// implementing `send`, and `transfer` for real streaming.
 public protocol Transport: Sendable {
     /// Sends `request`.

@@ -243,8 +243,9 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
         return state
     }
 
-    /// Maps a URLSession error to a `LeashError`.
-    static func leashError(for error: Swift.Error) -> LeashError {
+    /// Maps a URLSession error to a `LeashError`. (`package`: `StubTransport`, in
+    /// `LeashTesting`, fails with the same errors as the network.)
+    package static func leashError(for error: Swift.Error) -> LeashError {
         if let urlError = error as? URLError {
             if urlError.code == .cancelled { return .cancelled }
             return .transport(urlError)

@@ -74,7 +74,8 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
         clock.start(chain.attemptRequest, at: chain.client.manager.scheduler.now)
         var message = "👉👉👉 \(Self.describe(chain))\(Self.attemptSuffix(chain.attempt))"
         if verbosity >= .headers, let request = chain.request.urlRequest {
-            message += details(headers: request.allHTTPHeaderFields ?? [:], body: requestBody(of: request))
+            message += details(
+                headers: HTTPHeaders(request.allHTTPHeaderFields ?? [:]), body: requestBody(of: request))
         }
         logger.logDebug(message)
     }
@@ -181,8 +182,8 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
 
     /// The indented lines after a summary: the headers sorted by name (secrets hidden),
     /// then the body at `.bodies`.
-    private func details(headers: [String: String], body: String?) -> String {
-        var lines = headers.sorted { $0.key.lowercased() < $1.key.lowercased() }.map { name, value in
+    private func details(headers: HTTPHeaders, body: String?) -> String {
+        var lines = headers.sorted { $0.name.lowercased() < $1.name.lowercased() }.map { name, value in
             "\(name): \(redaction.value(value, ofHeader: name))"
         }
         if verbosity >= .bodies, let body { lines.append(body) }

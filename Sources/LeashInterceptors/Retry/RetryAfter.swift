@@ -10,8 +10,7 @@ import Leash
 enum RetryAfter {
     /// The header of a status failure, whatever the case of its name.
     static func headerValue(in failure: StatusCodeFailure) -> String? {
-        if let value = failure.response?.value(forHTTPHeaderField: "Retry-After") { return value }
-        return failure.headers.first { $0.key.caseInsensitiveCompare("Retry-After") == .orderedSame }?.value
+        failure.response?.value(forHTTPHeaderField: "Retry-After") ?? failure.headers["Retry-After"]
     }
 
     /// The seconds from `now` that `header` asks to wait (`0` for a date in the past), or

@@ -11,7 +11,8 @@ import Foundation
 /// `Accept` types never share an answer.
 struct SharingKey: Hashable, Sendable {
     let url: String
-    let headers: [String: String]
+    /// Compared and hashed with names in any case (see `HTTPHeaders`).
+    let headers: HTTPHeaders
 
     /// The key of `request`, or `nil` if it must not be shared: it is not a GET, has no
     /// URL, or carries a body.
@@ -20,10 +21,6 @@ struct SharingKey: Hashable, Sendable {
             request.httpBody == nil, request.httpBodyStream == nil
         else { return nil }
         self.url = url.absoluteString
-        var headers: [String: String] = [:]
-        for (name, value) in request.allHTTPHeaderFields ?? [:] {
-            headers[name.lowercased()] = value
-        }
-        self.headers = headers
+        self.headers = HTTPHeaders(request.allHTTPHeaderFields ?? [:])
     }
 }

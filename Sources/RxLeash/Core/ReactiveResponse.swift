@@ -36,8 +36,9 @@ public struct ReactiveResponse<Value> {
     /// The HTTP status code of the network response; `nil` for interceptor values.
     public var statusCode: Int? { extra.statusCode }
 
-    /// The headers of the network response; empty for interceptor values.
-    public var headers: [String: String] { extra.headers }
+    /// The headers of the network response (names compare ignoring case); empty for
+    /// interceptor values.
+    public var headers: HTTPHeaders { extra.headers }
 
     /// The raw body the value was read from (network values, and interceptor values
     /// given as data).

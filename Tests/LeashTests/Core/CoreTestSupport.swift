@@ -1,5 +1,6 @@
 import Foundation
 import Leash
+import LeashTesting
 import Rx
 import RxTesting
 import XCTest

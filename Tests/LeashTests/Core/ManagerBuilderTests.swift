@@ -1,5 +1,6 @@
 import Foundation
 import Leash
+import LeashTesting
 import XCTest
 
 final class ManagerBuilderTests: XCTestCase {

@@ -1,6 +1,7 @@
 import Foundation
 import Leash
 import LeashTestSupport
+import LeashTesting
 import XCTest
 
 /// Base of the encoding tests that need files: a fresh directory per test, removed after it.

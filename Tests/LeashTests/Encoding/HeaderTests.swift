@@ -46,6 +46,25 @@ final class HeaderTests: XCTestCase {
         XCTAssertEqual(clientFields.map(\.value), ["web"], "one field, not one per spelling")
     }
 
+    func testDefaultHeaders_sameNameInAnotherCase_replaceEachOther() throws {
+        let request = try specRequest(SpecEndpoint("/x")) {
+            $0.header("Accept", "text/plain").headers(["accept": "application/json"]).header("X-Id", "1")
+                .header("x-id", "2")
+        }
+        let fields = request.allHTTPHeaderFields ?? [:]
+        XCTAssertEqual(fields.filter { $0.key.lowercased() == "accept" }.map(\.value), ["application/json"])
+        XCTAssertEqual(fields.filter { $0.key.lowercased() == "x-id" }.map(\.value), ["2"])
+        let manager = try Manager.Builder().url("http://h").header("Accept", "a").header("ACCEPT", "b").build()
+        XCTAssertEqual(manager.defaultHeaders, ["ACCEPT": "b"], "one default, the later spelling")
+    }
+
+    func testEndpointHeader_inLowerCase_replacesTheDefaultAccept() throws {
+        let endpoint = SpecEndpoint("/x", headers: ["accept": "text/csv"])
+        let request = try specRequest(endpoint) { $0.headers(["Accept": "application/json"]) }
+        let accepts = (request.allHTTPHeaderFields ?? [:]).filter { $0.key.lowercased() == "accept" }
+        XCTAssertEqual(accepts.map(\.value), ["text/csv"], "the endpoint's, and only once")
+    }
+
     func testAuthenticator_credentialGoesInItsStaticHeader() throws {
         let authenticator = TokenAuthenticator(token: "s3cret")
         let request = try specRequest(SpecEndpoint("/x")) { $0.authenticator(authenticator) }

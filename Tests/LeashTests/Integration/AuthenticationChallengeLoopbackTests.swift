@@ -63,7 +63,7 @@ final class AuthenticationChallengeLoopbackTests: LoopbackIntegrationCase {
             let failure = try statusFailure(client, challenge.path)
             XCTAssertEqual(failure.statusCode, 401, challenge.path)
             XCTAssertEqual(failure.body, Self.body, challenge.path)
-            let header = failure.headers.first { $0.key.lowercased() == "www-authenticate" }?.value ?? ""
+            let header = failure.headers["WWW-Authenticate"] ?? ""
             XCTAssertTrue(header.contains(challenge.headers.values(for: "WWW-Authenticate").last ?? "?"), header)
         }
         XCTAssertEqual(server.requestCount, Self.challenges.count, "each sent once, never again with a credential")

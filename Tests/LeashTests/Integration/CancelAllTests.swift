@@ -1,6 +1,7 @@
 import Foundation
 import Leash
 import LeashTestSupport
+import LeashTesting
 import LoopbackServer
 import Rx
 import RxTesting

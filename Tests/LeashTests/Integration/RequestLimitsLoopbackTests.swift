@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import LeashTestSupport
+import LeashTesting
 import LoopbackServer
 import Rx
 import XCTest

@@ -1,6 +1,7 @@
 import Foundation
 import Leash
 import LeashTestSupport
+import LeashTesting
 import Rx
 import RxTesting
 import XCTest

@@ -1,6 +1,7 @@
 import Dispatch
 import Foundation
 import Leash
+import LeashTesting
 import Rx
 import RxTesting
 import LeashTestSupport

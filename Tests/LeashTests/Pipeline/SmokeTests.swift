@@ -1,5 +1,6 @@
 import Foundation
 import Leash
+import LeashTesting
 import LoopbackServer
 import Rx
 import RxTesting

@@ -45,6 +45,7 @@
 import Dispatch
 import Foundation
 import Leash
+import LeashTesting
 import Rx
 import XCTest
 

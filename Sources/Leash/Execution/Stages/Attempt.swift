@@ -399,7 +399,7 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
         let status = response.httpResponse.statusCode
         guard execution.recipe.acceptableStatusCodes.contains(status) else {
             let failure = StatusCodeFailure(
-                statusCode: status, headers: headerDictionary(response.httpResponse), body: response.data,
+                statusCode: status, headers: HTTPHeaders(response.httpResponse), body: response.data,
                 response: response.httpResponse, request: request)
             return .failure(LeashError.unacceptableStatusCode(failure))
         }

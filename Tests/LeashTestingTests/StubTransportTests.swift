@@ -1,6 +1,7 @@
 import Foundation
 import Leash
 import LeashTestSupport
+import LeashTesting
 import Rx
 import RxTesting
 import XCTest
@@ -11,6 +12,20 @@ import XCTest
 
 private struct Item: Decodable, Equatable {
     let id: Int
+}
+
+/// An endpoint for the requests these tests send through a client.
+private struct StubbedEndpoint: Endpoint, @unchecked Sendable {
+    // @unchecked: created once, then only read.
+    var path: String
+    var method: HTTPMethod
+    var parameters: Any?
+
+    init(_ path: String, method: HTTPMethod = .get, parameters: Any? = nil) {
+        self.path = path
+        self.method = method
+        self.parameters = parameters
+    }
 }
 
 final class StubTransportTests: XCTestCase {
@@ -148,10 +163,10 @@ final class StubTransportTests: XCTestCase {
         transport.stub(path: "/a", .status(200))
         let client = Client(manager: try Manager.Builder().url("http://h/api").transport(transport).build())
         _ = try client.specExecute(
-            SpecEndpoint("/a", method: .post, parameters: ["k": "v"]), serializer: DataResponseSerializer()
+            StubbedEndpoint("/a", method: .post, parameters: ["k": "v"]), serializer: DataResponseSerializer()
         )
         .toBlockingResult()
-        _ = try client.specExecute(SpecEndpoint("/b", parameters: ["q": 1]), serializer: DataResponseSerializer())
+        _ = try client.specExecute(StubbedEndpoint("/b", parameters: ["q": 1]), serializer: DataResponseSerializer())
             .toBlockingResult()
         let log = transport.requests
         XCTAssertEqual(log.map { $0.httpMethod ?? "" }, ["POST", "GET"])
@@ -201,7 +216,7 @@ final class StubTransportTests: XCTestCase {
             .build()
         let client = Client(manager: manager)
         let observer = scheduler.start {
-            client.execution(SpecEndpoint("/item"), as: Item.self).compactMap { $0.value }
+            client.execution(StubbedEndpoint("/item"), as: Item.self).compactMap { $0.value }
         }
         XCTAssertEqual(observer.events, [.next(205, Item(id: 5)), .completed(205)])
     }
@@ -214,7 +229,7 @@ final class StubTransportTests: XCTestCase {
             .build()
         let client = Client(manager: manager)
         let observer = scheduler.start {
-            client.execution(SpecEndpoint("/slow"), as: Item.self).compactMap { $0.value }
+            client.execution(StubbedEndpoint("/slow"), as: Item.self).compactMap { $0.value }
         }
         XCTAssertEqual(observer.events.map(\.time), [210])
         guard case .timeout(let seconds) = observer.events.first?.value.error as? LeashError else {
@@ -255,10 +270,10 @@ final class StubTransportTests: XCTestCase {
         let transport = StubTransport()
         transport.stub(.get, path: "/item", .status(401), .json(#"{"id":9}"#))
         let client = Client(manager: try Manager.Builder().url("http://h").transport(transport).build())
-        let first = try client.specExecute(SpecEndpoint("/item"), serializer: DecodableResponseSerializer<Item>())
+        let first = try client.specExecute(StubbedEndpoint("/item"), serializer: DecodableResponseSerializer<Item>())
             .toBlockingResult()
         XCTAssertEqual((first.error as? LeashError)?.statusCode, 401)
-        let second = try client.specExecute(SpecEndpoint("/item"), serializer: DecodableResponseSerializer<Item>())
+        let second = try client.specExecute(StubbedEndpoint("/item"), serializer: DecodableResponseSerializer<Item>())
             .toBlockingResult()
         XCTAssertEqual(second.value, Item(id: 9))
         XCTAssertEqual(second.source, .network)

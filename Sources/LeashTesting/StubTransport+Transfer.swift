@@ -1,4 +1,5 @@
 import Foundation
+import Leash
 import Rx
 
 #if canImport(FoundationNetworking)
@@ -16,7 +17,7 @@ extension StubTransport {
     /// `dropsAfter` some bytes keeps those (in the file too) and fails with
     /// `URLError.networkConnectionLost`.
     public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
-        let carried = Carried(request.urlRequest)
+        let carried = StubCarried(request.urlRequest)
         let scheduler = self.scheduler ?? StubTransport.defaultScheduler
         return Observable.deferred { [self] in
             let response = nextResponse(for: carried.value)
@@ -206,8 +207,9 @@ private struct StubScript {
         else { return scripted }
         var headers = response.headers
         headers["Content-Range"] = "bytes \(requestedOffset)-\(total - 1)/\(total)"
-        guard let partial = HTTPURLResponse(url: url, statusCode: 206, httpVersion: "HTTP/1.1", headerFields: headers)
-        else { return scripted }
+        let partial = HTTPURLResponse(
+            url: url, statusCode: 206, httpVersion: "HTTP/1.1", headerFields: headers.dictionary)
+        guard let partial else { return scripted }
         return TransportResponse(httpResponse: partial, data: scripted.data.subdata(in: Int(requestedOffset)..<total))
     }
 }

@@ -1,143 +1,17 @@
 import Foundation
+import Leash
 import Rx
 
 #if canImport(FoundationNetworking)
     import FoundationNetworking
 #endif
 
-/// A transport that answers from a script: for tests, previews and view-model tests in
-/// virtual time. Requests go through the whole pipeline (encoding, interceptors,
-/// validation, serialization); only the network is replaced.
-///
-/// ```swift
-/// let transport = StubTransport(scheduler: testScheduler)
-/// transport.stub(.get, path: "/users", .status(401), .json(#"[{"id":1}]"#, delay: .seconds(2)))
-/// ```
-///
-/// Each stub answers its responses in turn and then repeats the last one. A request that
-/// matches no stub gets a 404 saying so. With a scheduler, delays run on it (a
-/// `TestScheduler` makes them virtual); without one, on a background queue.
-public final class StubTransport: Transport, @unchecked Sendable {
-    // @unchecked: the script and the log are behind `lock`; `scheduler` is immutable.
-
-    private struct Stub {
-        let matches: @Sendable (URLRequest) -> Bool
-        let responses: [StubResponse]
-        var next = 0
-    }
-
-    private let lock = Lock()
-    private var stubs: [Stub] = []
-    private var log: [URLRequest] = []
-    let scheduler: SchedulerType?
-
-    /// Creates a transport with no stubs.
-    ///
-    /// - Parameter scheduler: Where delays run; `nil` for a background queue.
-    public init(scheduler: SchedulerType? = nil) {
-        self.scheduler = scheduler
-    }
-
-    /// Answers requests with `method` (any if `nil`) and `path` (the URL path, exact) with
-    /// `responses` in turn.
-    @discardableResult
-    public func stub(_ method: HTTPMethod? = nil, path: String, _ responses: StubResponse...) -> Self {
-        stub(method, path: path, responses)
-    }
-
-    /// Answers requests with `method` and `path` with `responses` in turn.
-    @discardableResult
-    public func stub(_ method: HTTPMethod? = nil, path: String, _ responses: [StubResponse]) -> Self {
-        stub(
-            matching: { request in
-                (method == nil || request.httpMethod == method?.rawValue) && request.url?.path == path
-            }, responses)
-    }
-
-    /// Answers requests for which `predicate` is true with `responses` in turn. Later
-    /// stubs take precedence over earlier ones.
-    @discardableResult
-    public func stub(matching predicate: @escaping @Sendable (URLRequest) -> Bool, _ responses: [StubResponse]) -> Self
-    {
-        lock.withLock { stubs.insert(Stub(matches: predicate, responses: responses), at: 0) }
-        return self
-    }
-
-    /// Removes every stub and forgets the requests.
-    public func reset() {
-        lock.withLock {
-            stubs.removeAll()
-            log.removeAll()
-        }
-    }
-
-    /// The requests sent so far, in order.
-    public var requests: [URLRequest] { lock.withLock { log } }
-
-    /// Sends `request`: answers with the next scripted response for it.
-    public func send(_ request: URLRequest) -> Observable<TransportResponse> {
-        let box = Carried(request)
-        return Observable.deferred { [self] in
-            let response = nextResponse(for: box.value)
-            let outcome = StubOutcome(response.makeOutcome(for: box.value))
-            guard let delay = response.delay else {
-                return outcome.observable()
-            }
-            return delayed(outcome, by: delay)
-        }
-    }
-
-    func nextResponse(for request: URLRequest) -> StubResponse {
-        lock.withLock {
-            log.append(request)
-            guard let index = stubs.firstIndex(where: { $0.matches(request) }) else {
-                let path = request.url?.path ?? "?"
-                return .text("no stub for \(request.httpMethod ?? "GET") \(path)", status: 404)
-            }
-            let stub = stubs[index]
-            guard !stub.responses.isEmpty else { return .empty() }
-            let response = stub.responses[min(stub.next, stub.responses.count - 1)]
-            stubs[index].next += 1
-            return response
-        }
-    }
-
-    private func delayed(_ outcome: StubOutcome, by delay: RxTimeInterval) -> Observable<TransportResponse> {
-        let scheduler = self.scheduler
-        return Observable.create { observer in
-            let deliver: @Sendable () -> Void = {
-                switch outcome.result {
-                case .success(let response):
-                    observer.onNext(response)
-                    observer.onCompleted()
-                case .failure(let error):
-                    observer.onError(error)
-                }
-            }
-            if let scheduler {
-                return scheduler.scheduleRelative((), dueTime: delay) { _ in
-                    deliver()
-                    return Disposables.create()
-                }
-            }
-            // The pending delivery (and the observer it holds) is dropped on dispose, not
-            // kept by the queue until the deadline.
-            let pending = PendingDelivery(deliver)
-            let nanoseconds = delay.stubNanoseconds
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
-                pending.take()?()
-            }
-            return Disposables.create { _ = pending.take() }
-        }
-    }
-}
-
 /// One scripted answer of a `StubTransport`.
 public struct StubResponse: Sendable {
     /// The status code.
     public var status: Int
     /// The response headers.
-    public var headers: [String: String]
+    public var headers: HTTPHeaders
     /// The body.
     public var body: Data
     /// How long the answer takes; `nil` for at once.
@@ -166,7 +40,7 @@ public struct StubResponse: Sendable {
     var scriptError: LeashError?
 
     /// A response.
-    public init(status: Int = 200, headers: [String: String] = [:], body: Data = Data(), delay: RxTimeInterval? = nil) {
+    public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: RxTimeInterval? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -246,7 +120,7 @@ public struct StubResponse: Sendable {
     /// body at the end.
     public static func chunks(
         _ chunks: [Data], every interval: RxTimeInterval = .seconds(1), status: Int = 200,
-        headers: [String: String] = ["Content-Type": "application/octet-stream"]
+        headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
     ) -> StubResponse {
         var response = StubResponse(status: status, headers: headers, body: chunks.reduce(Data(), +))
         var end = 0
@@ -322,55 +196,12 @@ public struct StubResponse: Sendable {
             return .failure(URLSessionTransport.leashError(for: failure))
         }
         guard let url = request.url,
-            let response = HTTPURLResponse(url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers)
+            let response = HTTPURLResponse(
+                url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers.dictionary)
         else {
             return .failure(.invalidResponse(reason: "the stub's status \(status) cannot form a response"))
         }
         let body = request.httpMethod == "HEAD" ? Data() : body
         return .success(TransportResponse(httpResponse: response, data: body))
-    }
-}
-
-private struct StubOutcome: @unchecked Sendable {
-    // TransportResponse and LeashError are immutable values.
-    let result: Result<TransportResponse, LeashError>
-    init(_ result: Result<TransportResponse, LeashError>) { self.result = result }
-
-    func observable() -> Observable<TransportResponse> {
-        switch result {
-        case .success(let response): return .just(response)
-        case .failure(let error): return .error(error)
-        }
-    }
-}
-
-extension DispatchTimeInterval {
-    fileprivate var stubNanoseconds: Int {
-        switch self {
-        case .seconds(let value): return value * 1_000_000_000
-        case .milliseconds(let value): return value * 1_000_000
-        case .microseconds(let value): return value * 1_000
-        case .nanoseconds(let value): return value
-        case .never: return Int.max / 2
-        @unknown default: return 0
-        }
-    }
-}
-
-/// A delivery waiting for its delay; taken once, by the timer or by dispose.
-private final class PendingDelivery: @unchecked Sendable {
-    // @unchecked: `action` is behind `lock`.
-    private let lock = Lock()
-    private var action: (@Sendable () -> Void)?
-
-    init(_ action: @escaping @Sendable () -> Void) {
-        self.action = action
-    }
-
-    func take() -> (@Sendable () -> Void)? {
-        lock.withLock {
-            defer { action = nil }
-            return action
-        }
     }
 }

@@ -1,0 +1,187 @@
+import Foundation
+import Leash
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// A transport that answers from a script: for tests, previews and view-model tests in
+/// virtual time. Requests go through the whole pipeline (encoding, interceptors,
+/// validation, serialization); only the network is replaced.
+///
+/// It is in the `LeashTesting` product, not in `Leash`, so that apps do not ship it; it
+/// links no XCTest, so a preview or an executable can use it too.
+///
+/// ```swift
+/// import LeashTesting
+///
+/// let transport = StubTransport(scheduler: testScheduler)
+/// transport.stub(.get, path: "/users", .status(401), .json(#"[{"id":1}]"#, delay: .seconds(2)))
+/// ```
+///
+/// Each stub answers its responses in turn and then repeats the last one. A request that
+/// matches no stub gets a 404 saying so. With a scheduler, delays run on it (a
+/// `TestScheduler` makes them virtual); without one, on a background queue.
+public final class StubTransport: Transport, Sendable {
+    private struct Stub {
+        let matches: @Sendable (URLRequest) -> Bool
+        let responses: [StubResponse]
+        var next = 0
+    }
+
+    /// The script and the log of what was sent.
+    private struct State {
+        var stubs: [Stub] = []
+        var log: [URLRequest] = []
+    }
+
+    private let state = LockedState(State())
+    let scheduler: SchedulerType?
+
+    /// Creates a transport with no stubs.
+    ///
+    /// - Parameter scheduler: Where delays run; `nil` for a background queue.
+    public init(scheduler: SchedulerType? = nil) {
+        self.scheduler = scheduler
+    }
+
+    /// Answers requests with `method` (any if `nil`) and `path` (the URL path, exact) with
+    /// `responses` in turn.
+    @discardableResult
+    public func stub(_ method: HTTPMethod? = nil, path: String, _ responses: StubResponse...) -> Self {
+        stub(method, path: path, responses)
+    }
+
+    /// Answers requests with `method` and `path` with `responses` in turn.
+    @discardableResult
+    public func stub(_ method: HTTPMethod? = nil, path: String, _ responses: [StubResponse]) -> Self {
+        stub(
+            matching: { request in
+                (method == nil || request.httpMethod == method?.rawValue) && request.url?.path == path
+            }, responses)
+    }
+
+    /// Answers requests for which `predicate` is true with `responses` in turn. Later
+    /// stubs take precedence over earlier ones.
+    @discardableResult
+    public func stub(matching predicate: @escaping @Sendable (URLRequest) -> Bool, _ responses: [StubResponse]) -> Self
+    {
+        state.withLock { $0.stubs.insert(Stub(matches: predicate, responses: responses), at: 0) }
+        return self
+    }
+
+    /// Removes every stub and forgets the requests.
+    public func reset() {
+        state.withLock { $0 = State() }
+    }
+
+    /// The requests sent so far, in order.
+    public var requests: [URLRequest] { state.withLock { $0.log } }
+
+    /// Sends `request`: answers with the next scripted response for it.
+    public func send(_ request: URLRequest) -> Observable<TransportResponse> {
+        let box = StubCarried(request)
+        return Observable.deferred { [self] in
+            let response = nextResponse(for: box.value)
+            let outcome = StubOutcome(response.makeOutcome(for: box.value))
+            guard let delay = response.delay else {
+                return outcome.observable()
+            }
+            return delayed(outcome, by: delay)
+        }
+    }
+
+    func nextResponse(for request: URLRequest) -> StubResponse {
+        state.withLock { state in
+            state.log.append(request)
+            guard let index = state.stubs.firstIndex(where: { $0.matches(request) }) else {
+                let path = request.url?.path ?? "?"
+                return .text("no stub for \(request.httpMethod ?? "GET") \(path)", status: 404)
+            }
+            let stub = state.stubs[index]
+            guard !stub.responses.isEmpty else { return .empty() }
+            let response = stub.responses[min(stub.next, stub.responses.count - 1)]
+            state.stubs[index].next += 1
+            return response
+        }
+    }
+
+    private func delayed(_ outcome: StubOutcome, by delay: RxTimeInterval) -> Observable<TransportResponse> {
+        let scheduler = self.scheduler
+        return Observable.create { observer in
+            let deliver: @Sendable () -> Void = {
+                switch outcome.result {
+                case .success(let response):
+                    observer.onNext(response)
+                    observer.onCompleted()
+                case .failure(let error):
+                    observer.onError(error)
+                }
+            }
+            if let scheduler {
+                return scheduler.scheduleRelative((), dueTime: delay) { _ in
+                    deliver()
+                    return Disposables.create()
+                }
+            }
+            // The pending delivery (and the observer it holds) is dropped on dispose, not
+            // kept by the queue until the deadline.
+            let pending = PendingDelivery(deliver)
+            let nanoseconds = delay.stubNanoseconds
+            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+                pending.take()?()
+            }
+            return Disposables.create { _ = pending.take() }
+        }
+    }
+}
+
+private struct StubOutcome: @unchecked Sendable {
+    // TransportResponse and LeashError are immutable values.
+    let result: Result<TransportResponse, LeashError>
+    init(_ result: Result<TransportResponse, LeashError>) { self.result = result }
+
+    func observable() -> Observable<TransportResponse> {
+        switch result {
+        case .success(let response): return .just(response)
+        case .failure(let error): return .error(error)
+        }
+    }
+}
+
+extension DispatchTimeInterval {
+    fileprivate var stubNanoseconds: Int {
+        switch self {
+        case .seconds(let value): return value * 1_000_000_000
+        case .milliseconds(let value): return value * 1_000_000
+        case .microseconds(let value): return value * 1_000
+        case .nanoseconds(let value): return value
+        case .never: return Int.max / 2
+        @unknown default: return 0
+        }
+    }
+}
+
+/// A delivery waiting for its delay; taken once, by the timer or by dispose.
+private final class PendingDelivery: Sendable {
+    private let action: LockedState<(@Sendable () -> Void)?>
+
+    init(_ action: @escaping @Sendable () -> Void) {
+        self.action = LockedState(action)
+    }
+
+    func take() -> (@Sendable () -> Void)? {
+        action.withLock { action in
+            defer { action = nil }
+            return action
+        }
+    }
+}
+
+/// A request handed from `send` to the deferred work that answers it, once: `URLRequest`
+/// is not `Sendable` on every platform, and nothing else holds it afterwards.
+struct StubCarried<Value>: @unchecked Sendable {
+    let value: Value
+    init(_ value: Value) { self.value = value }
+}
