@@ -39,7 +39,9 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         XCTAssertEqual(observer.events.last?.value.isCompleted, true)
         XCTAssertEqual(
@@ -58,7 +60,9 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger), SigningAdapter()])
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         XCTAssertEqual(observer.events.last?.value.isCompleted, true)
         XCTAssertEqual(
@@ -74,7 +78,9 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
         // No status: the request got no answer.
@@ -91,7 +97,9 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
         XCTAssertEqual(error.statusCode, 404)
@@ -111,8 +119,8 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
 
         _ = scheduler.start {
             Observable.merge(
-                client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self).map { _ in () },
-                client.execution(CacheSpecEndpoint("/expenses", method: .post), as: CacheSpecExpense.self)
+                client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self).map { _ in () },
+                client.eventStream(CacheSpecEndpoint("/expenses", method: .post), as: CacheSpecExpense.self)
                     .map { _ in () }.catch { _ in .empty() })
         }
 
@@ -132,7 +140,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let client = try makeClient([LoggerInterceptor(logger: logger), cache])
         _ = cacheSpecRun(client, CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
 
-        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        _ = scheduler.start { client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
         XCTAssertEqual(
             logger.messages,
@@ -147,7 +155,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger), RetryFirstAttempt()])
 
-        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        _ = scheduler.start { client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
         XCTAssertEqual(
             logger.messages,
@@ -163,7 +171,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
 
         // A body on a GET cannot be encoded: no request, so no 👉 line.
         let observer = scheduler.start {
-            client.execution(CacheSpecEndpoint("/expenses", parameters: Body(name: "x")), as: CacheSpecExpense.self)
+            client.eventStream(CacheSpecEndpoint("/expenses", parameters: Body(name: "x")), as: CacheSpecExpense.self)
         }
 
         guard case .encoding? = cacheSpecError(observer) as? LeashError else {

@@ -22,10 +22,11 @@ import Rx
 /// Their time limits suit transfers: the manager's `timeout` bounds each stall (no bytes
 /// for that long), not the whole transfer; an endpoint's own `timeout` bounds the whole.
 extension Client {
-    // MARK: Streams
+    // MARK: The streams `client.rx` and the `async` forms deliver
 
     /// The download of `endpoint` to `destination`, as a stream of events:
-    /// `.downloadProgress` as the body arrives, then `.value(destination)`.
+    /// `.downloadProgress` as the body arrives, then `.value(destination)`. What
+    /// `client.rx.download` and `download` deliver.
     ///
     /// - Parameters:
     ///   - endpoint: What to download.
@@ -34,18 +35,27 @@ extension Client {
     ///   - partialFile: A file holding the first bytes of the body (an earlier
     ///     download's): copied, and the rest asked for with `Range`. A server that answers
     ///     200 instead of 206 starts the file over.
-    public func downloadExecution(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil)
+    package func downloadEventStream(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil)
         -> Observable<ExecutionEvent<URL>>
     {
         downloadPipeline(endpoint, to: destination, resumingFrom: partialFile).events()
     }
 
     /// The upload of `endpoint`'s body, as a stream of events: `.uploadProgress` as the
-    /// body goes out, then the response's `.value`, serialized with `serializer`.
-    public func uploadExecution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+    /// body goes out, then the response's `.value`, serialized with `serializer`. What
+    /// `client.rx.upload` and `upload` deliver.
+    package func uploadEventStream<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {
         uploadPipeline(endpoint, serializer: serializer).events()
+    }
+
+    /// The upload of `endpoint`'s body, decoding the response as `Value` (see
+    /// `uploadEventStream(_:serializer:)`).
+    package func uploadEventStream<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
+        -> Observable<ExecutionEvent<Value>>
+    {
+        uploadEventStream(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
     }
 
     private func downloadPipeline(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL?)
@@ -60,14 +70,6 @@ extension Client {
         -> ExecutionPipeline<Serializer>
     {
         ExecutionPipeline(client: self, endpoint: endpoint, serializer: serializer, kind: .upload)
-    }
-
-    /// The upload of `endpoint`'s body, decoding the response as `Value` (see
-    /// `uploadExecution(_:serializer:)`).
-    public func uploadExecution<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
-        -> Observable<ExecutionEvent<Value>>
-    {
-        uploadExecution(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
     }
 
     // MARK: Callbacks
@@ -126,7 +128,7 @@ extension Client {
         progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> URL {
         try await lastValue(
-            of: downloadExecution(endpoint, to: destination, resumingFrom: partialFile), direction: .download,
+            of: downloadEventStream(endpoint, to: destination, resumingFrom: partialFile), direction: .download,
             progress: progress)
     }
 
@@ -135,7 +137,7 @@ extension Client {
     public func upload<Value: Decodable>(
         _ endpoint: Endpoint, as type: Value.Type = Value.self, progress: (@Sendable (TransferProgress) -> Void)? = nil
     ) async throws -> Value {
-        try await lastValue(of: uploadExecution(endpoint, as: type), direction: .upload, progress: progress)
+        try await lastValue(of: uploadEventStream(endpoint, as: type), direction: .upload, progress: progress)
     }
 
     /// The last value of `events`, reporting their progress in `direction` to `progress`.

@@ -60,7 +60,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         let held = self.held!
         let client = try client(timeout: 10, [PipelineExecutionInterceptor { held.hold($0) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(pipelineTimeline(observer).first, "requestPrepared(1) @ 200")
@@ -72,7 +72,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         let held = self.held!
         let client = try client(timeout: 10, [PipelineExecutionInterceptor { held.hold($0) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
         held.last?.proceed()
 
         assertTimeout(observer, seconds: 10, at: 210)
@@ -84,7 +84,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         let held = self.held!
         let client = try client(timeout: 10, [PipelineCompletionInterceptor { chain, _ in held.hold(chain) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(held.count, 1)
@@ -94,7 +94,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(60)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(
@@ -106,7 +106,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(60)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(timeout: 3), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(timeout: 3), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 3, at: 203)
     }
@@ -115,7 +115,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(9)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 209", "completed @ 209"])
@@ -132,7 +132,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
                 }
             ])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
         assertTimeout(observer, seconds: 10, at: 210)
@@ -152,7 +152,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
                 }
             ])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(transport.requests.count, 3)
@@ -162,7 +162,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(500)))
         let client = try client(timeout: nil)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 700", "completed @ 700"])
@@ -175,7 +175,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
                 .stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(500)))
             let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(limit) }
 
-            let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+            let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
             XCTAssertEqual(
                 pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 700", "completed @ 700"],

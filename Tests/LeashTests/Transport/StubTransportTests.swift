@@ -201,7 +201,7 @@ final class StubTransportTests: XCTestCase {
             .build()
         let client = Client(manager: manager)
         let observer = scheduler.start {
-            client.execution(SpecEndpoint("/item"), as: Item.self).compactMap { $0.value }
+            client.eventStream(SpecEndpoint("/item"), as: Item.self).compactMap { $0.value }
         }
         XCTAssertEqual(observer.events, [.next(205, Item(id: 5)), .completed(205)])
     }
@@ -214,7 +214,7 @@ final class StubTransportTests: XCTestCase {
             .build()
         let client = Client(manager: manager)
         let observer = scheduler.start {
-            client.execution(SpecEndpoint("/slow"), as: Item.self).compactMap { $0.value }
+            client.eventStream(SpecEndpoint("/slow"), as: Item.self).compactMap { $0.value }
         }
         XCTAssertEqual(observer.events.map(\.time), [210])
         guard case .timeout(let seconds) = observer.events.first?.value.error as? LeashError else {
