@@ -37,7 +37,7 @@ final class CacheIntegrationTests: LoopbackIntegrationCase {
         let (client, cache) = try makeCachingClient(CachePolicy.CacheAndRenew())
         warmUp(client)
 
-        let events = try client.execution(endpoint, as: CacheSpecExpense.self).toBlocking(timeout: 10).toArray()
+        let events = try client.eventStream(endpoint, as: CacheSpecExpense.self).toBlocking(timeout: 10).toArray()
 
         // `toArray` returns only on completion: the stream completed after these events.
         XCTAssertEqual(
@@ -135,17 +135,19 @@ final class CacheIntegrationTests: LoopbackIntegrationCase {
 
         DispatchQueue.concurrentPerform(iterations: 24) { index in
             let values = CacheSpecList<Response<CacheSpecExpense>>()
-            let subscription = client.execution(CacheSpecEndpoint("/expenses/\(index % 3)"), as: CacheSpecExpense.self)
-                .subscribe(
-                    onNext: { event in event.response.map(values.append) },
-                    onError: { error in
-                        XCTFail("\(error)")
-                        done.fulfill()
-                    },
-                    onCompleted: {
-                        lastValues.append(values.all.last)
-                        done.fulfill()
-                    })
+            let subscription = client.eventStream(
+                CacheSpecEndpoint("/expenses/\(index % 3)"), as: CacheSpecExpense.self
+            )
+            .subscribe(
+                onNext: { event in event.response.map(values.append) },
+                onError: { error in
+                    XCTFail("\(error)")
+                    done.fulfill()
+                },
+                onCompleted: {
+                    lastValues.append(values.all.last)
+                    done.fulfill()
+                })
             subscriptions.append(subscription)
         }
         wait(for: [done], timeout: 20)

@@ -69,7 +69,7 @@ final class CacheInterceptorTests: CacheSpecStubTestCase {
 
     private func runVirtual(_ client: Client) -> TestableObserver<ExecutionEvent<CacheSpecExpense>> {
         let endpoint = self.endpoint
-        return scheduler.start { client.execution(endpoint, as: CacheSpecExpense.self) }
+        return scheduler.start { client.eventStream(endpoint, as: CacheSpecExpense.self) }
     }
 
     // MARK: CacheAndRenew
@@ -339,17 +339,19 @@ final class CacheInterceptorTests: CacheSpecStubTestCase {
         // writes and cached answers of one store race each other.
         DispatchQueue.concurrentPerform(iterations: 40) { index in
             let values = CacheSpecList<Response<CacheSpecExpense>>()
-            let subscription = client.execution(CacheSpecEndpoint("/expenses/\(index % 4)"), as: CacheSpecExpense.self)
-                .subscribe(
-                    onNext: { event in event.response.map(values.append) },
-                    onError: { error in
-                        XCTFail("\(error)")
-                        done.fulfill()
-                    },
-                    onCompleted: {
-                        lastSources.append(values.all.last?.source)
-                        done.fulfill()
-                    })
+            let subscription = client.eventStream(
+                CacheSpecEndpoint("/expenses/\(index % 4)"), as: CacheSpecExpense.self
+            )
+            .subscribe(
+                onNext: { event in event.response.map(values.append) },
+                onError: { error in
+                    XCTFail("\(error)")
+                    done.fulfill()
+                },
+                onCompleted: {
+                    lastSources.append(values.all.last?.source)
+                    done.fulfill()
+                })
             subscriptions.append(subscription)
         }
         wait(for: [done], timeout: 10)

@@ -130,7 +130,7 @@ func cacheSpecError<Value>(_ observer: TestableObserver<ExecutionEvent<Value>>) 
 func cacheSpecRun<Value: Decodable>(
     _ client: Client, _ endpoint: Endpoint, as type: Value.Type, timeout: TimeInterval = 10
 ) -> (responses: [Response<Value>], error: Swift.Error?) {
-    switch client.execution(endpoint, as: type).toBlocking(timeout: timeout).materialize() {
+    switch client.eventStream(endpoint, as: type).toBlocking(timeout: timeout).materialize() {
     case .completed(let events): return (events.compactMap(\.response), nil)
     case .failed(let events, let error): return (events.compactMap(\.response), error)
     }

@@ -40,7 +40,9 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         XCTAssertEqual(observer.events.last?.value.isCompleted, true)
         XCTAssertEqual(
@@ -59,7 +61,9 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger), SigningAdapter()])
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         XCTAssertEqual(observer.events.last?.value.isCompleted, true)
         XCTAssertEqual(
@@ -75,7 +79,9 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
         // No status: the request got no answer.
@@ -92,7 +98,9 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
         XCTAssertEqual(error.statusCode, 404)
@@ -112,8 +120,8 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
 
         _ = scheduler.start {
             Observable.merge(
-                client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self).map { _ in () },
-                client.execution(CacheSpecEndpoint("/expenses", method: .post), as: CacheSpecExpense.self)
+                client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self).map { _ in () },
+                client.eventStream(CacheSpecEndpoint("/expenses", method: .post), as: CacheSpecExpense.self)
                     .map { _ in () }.catch { _ in .empty() })
         }
 
@@ -133,7 +141,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let client = try makeClient([LoggerInterceptor(logger: logger), cache])
         _ = cacheSpecRun(client, CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
 
-        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        _ = scheduler.start { client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
         XCTAssertEqual(
             logger.messages,
@@ -148,7 +156,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger), RetryFirstAttempt()])
 
-        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        _ = scheduler.start { client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
         XCTAssertEqual(
             logger.messages,
@@ -164,7 +172,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
 
         // A body on a GET cannot be encoded: no request, so no 👉 line.
         let observer = scheduler.start {
-            client.execution(CacheSpecEndpoint("/expenses", parameters: Body(name: "x")), as: CacheSpecExpense.self)
+            client.eventStream(CacheSpecEndpoint("/expenses", parameters: Body(name: "x")), as: CacheSpecExpense.self)
         }
 
         guard case .encoding? = cacheSpecError(observer) as? LeashError else {

@@ -52,7 +52,9 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
             builder.refreshing(with: refresher)
         }
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         let values: [CacheSpecExpense] = observer.events.compactMap { $0.value.element?.value }
         XCTAssertEqual(values, [cacheSpecOld])
@@ -74,7 +76,9 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
             builder.refreshing(with: makeRefresher(storing: "fresh"))
         }
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         let error = try XCTUnwrap(cacheSpecError(observer) as? LeashError)
         XCTAssertEqual(error.statusCode, 401)
@@ -96,7 +100,7 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
         }
         let client = try makeClient([LoggerInterceptor(logger: logger)]) { $0.refreshing(with: refresher) }
 
-        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        _ = scheduler.start { client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
         XCTAssertEqual(logger.all.map(\.level), [.debug, .error])
         XCTAssertEqual(logger.messages.first, "👉👉👉 GET \(url)")
@@ -109,7 +113,7 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
         let policy = RetryPolicy(maximumAttempts: 2, baseDelay: 1, jitter: .none)
         let client = try makeClient([LoggerInterceptor(logger: logger), RetryInterceptor(policy: policy)])
 
-        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        _ = scheduler.start { client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
         XCTAssertEqual(logger.all.map(\.level), [.debug, .info, .debug, .error], "\(logger.all)")
         XCTAssertEqual(
@@ -128,7 +132,7 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
             builder.refreshing(with: makeRefresher(storing: "fresh")).maximumRetryCount(0)
         }
 
-        _ = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        _ = scheduler.start { client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
 
         XCTAssertEqual(logger.messages.first(where: { $0.hasPrefix("↻") }), nil, "\(logger.all)")
         XCTAssertEqual(logger.all.last?.level, .error)
@@ -143,7 +147,9 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
             builder.refreshing(with: makeRefresher(storing: nil))
         }
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         guard case .authenticationFailed? = cacheSpecError(observer) as? LeashError else {
             return XCTFail("\(String(describing: cacheSpecError(observer)))")
@@ -165,7 +171,9 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)]) { $0.timeout(5) }
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         XCTAssertEqual("\(cacheSpecError(observer).map { "\($0)" } ?? "no error")", "\(LeashError.timeout(seconds: 5))")
         XCTAssertEqual(
@@ -182,7 +190,9 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
         let client = try makeClient([LoggerInterceptor(logger: logger)])
         scheduler.scheduleAt(203) { client.manager.cancelAll() }
 
-        let observer = scheduler.start { client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self) }
+        let observer = scheduler.start {
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+        }
 
         XCTAssertEqual("\(cacheSpecError(observer).map { "\($0)" } ?? "no error")", "\(LeashError.cancelled)")
         XCTAssertEqual(
@@ -199,7 +209,7 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
         _ = scheduler.start(disposed: 205) {
-            client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
         }
 
         XCTAssertEqual(logger.messages, ["👉👉👉 GET \(url)"])

@@ -43,7 +43,7 @@ final class LoggerVerbosityTests: CacheSpecStubTestCase {
                 logger: logger, verbosity: .headers, redacting: HeaderRedaction(also: ["X-Api-Key"])))
 
         _ = scheduler.start {
-            client.execution(
+            client.eventStream(
                 CacheSpecEndpoint("/expenses", method: .post, parameters: NewExpense(amount: 10)),
                 as: CacheSpecExpense.self)
         }
@@ -76,7 +76,7 @@ final class LoggerVerbosityTests: CacheSpecStubTestCase {
         let client = try makeClient(logging: LoggerInterceptor(logger: logger, verbosity: .bodies))
 
         _ = scheduler.start {
-            client.execution(
+            client.eventStream(
                 CacheSpecEndpoint("/expenses", method: .post, parameters: NewExpense(amount: 10)),
                 as: CacheSpecExpense.self)
         }
@@ -98,11 +98,12 @@ final class LoggerVerbosityTests: CacheSpecStubTestCase {
 
         _ = scheduler.start {
             Observable.concat(
-                client.execution(
+                client.eventStream(
                     CacheSpecEndpoint("/expenses", method: .post, parameters: NewExpense(amount: 10)), as: Data.self
                 )
                 .map { _ in () }.catch { _ in .just(()) },
-                client.execution(CacheSpecEndpoint("/expenses"), as: Data.self).map { _ in () }.catch { _ in .just(()) }
+                client.eventStream(CacheSpecEndpoint("/expenses"), as: Data.self).map { _ in () }.catch { _ in .just(())
+                }
             )
         }
 

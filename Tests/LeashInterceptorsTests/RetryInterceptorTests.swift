@@ -26,7 +26,7 @@ final class RetryInterceptorTests: VirtualTimeTestCase {
     private func run(_ client: Client, _ endpoint: Endpoint = RetryEndpoint(), disposed: TestTime = 1000)
         -> TestableObserver<ExecutionEvent<String>>
     {
-        scheduler.start(disposed: disposed) { client.execution(endpoint, serializer: StringResponseSerializer()) }
+        scheduler.start(disposed: disposed) { client.eventStream(endpoint, serializer: StringResponseSerializer()) }
     }
 
     // MARK: Backoff
@@ -176,7 +176,7 @@ final class RetryInterceptorTests: VirtualTimeTestCase {
                 transport, scheduler: scheduler, interceptors: [RetryInterceptor(policy: exactRetryPolicy())])
 
             let observer = scheduler.start {
-                client.execution(RetryEndpoint(method: method), serializer: StringResponseSerializer())
+                client.eventStream(RetryEndpoint(method: method), serializer: StringResponseSerializer())
             }
 
             XCTAssertEqual(transport.requests.count, 2, "\(method)")

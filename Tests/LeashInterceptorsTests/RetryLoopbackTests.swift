@@ -98,7 +98,7 @@ final class RetryLoopbackTests: LoopbackIntegrationCase {
         }
         let client = try retryingClient(exactRetryPolicy(baseDelay: 0.5))
         let firstAnswer = expectation(description: "the first 503 arrived")
-        let subscription = client.execution(RetryEndpoint(path: "/busy"), serializer: StringResponseSerializer())
+        let subscription = client.eventStream(RetryEndpoint(path: "/busy"), serializer: StringResponseSerializer())
             .subscribe(onNext: { event in
                 if case .responseReceived = event { firstAnswer.fulfill() }
             })

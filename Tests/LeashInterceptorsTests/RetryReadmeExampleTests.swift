@@ -32,7 +32,7 @@ final class RetryReadmeExampleTests: LoopbackIntegrationCase {
         let client = Client(manager: manager)
         // README end
 
-        let items = try client.execution(RetryEndpoint(path: "/items"), as: [Item].self).toBlocking(timeout: 10)
+        let items = try client.eventStream(RetryEndpoint(path: "/items"), as: [Item].self).toBlocking(timeout: 10)
             .toArray().compactMap(\.value)
         XCTAssertEqual(items, [[Item(id: 1)]])
         XCTAssertEqual(server.requestCount, 2)
@@ -67,7 +67,7 @@ final class RetryReadmeExampleTests: LoopbackIntegrationCase {
             .build()
         let client = Client(manager: manager)
 
-        let observer = scheduler.start { client.execution(RetryEndpoint(path: "/items"), as: [Item].self) }
+        let observer = scheduler.start { client.eventStream(RetryEndpoint(path: "/items"), as: [Item].self) }
 
         XCTAssertEqual(transport.requests.count, 2)
         XCTAssertEqual(observer.events.last?.time, 202)  // subscribed at 200, retried 2 s later
@@ -87,8 +87,8 @@ final class RetryReadmeExampleTests: LoopbackIntegrationCase {
         let client = Client(manager: manager)
         // README end
 
-        let first = client.execution(RetryEndpoint(path: "/items"), as: [Item].self)
-        let second = client.execution(RetryEndpoint(path: "/items"), as: [Item].self)
+        let first = client.eventStream(RetryEndpoint(path: "/items"), as: [Item].self)
+        let second = client.eventStream(RetryEndpoint(path: "/items"), as: [Item].self)
         let both = try Observable.zip(first.compactMap(\.value), second.compactMap(\.value)).toBlocking(timeout: 10)
             .toArray()
         XCTAssertEqual(both.count, 1)

@@ -40,7 +40,7 @@ final class SharingLoopbackTests: LoopbackIntegrationCase {
 
         func start(_ count: Int, client: Client, endpoint: @escaping @Sendable (Int) -> Endpoint) {
             DispatchQueue.concurrentPerform(iterations: count) { index in
-                let subscription = client.execution(endpoint(index), serializer: StringResponseSerializer())
+                let subscription = client.eventStream(endpoint(index), serializer: StringResponseSerializer())
                     .subscribe(
                         onNext: { [self] event in
                             if let body = event.value { bodies.withLock { $0.append(body) } }

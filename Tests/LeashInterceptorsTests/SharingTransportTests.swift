@@ -280,10 +280,10 @@ final class SharingTransportTests: RetryTestCase {
         let first = scheduler.createObserver(ExecutionEvent<[Int]>.self)
         let second = scheduler.createObserver(ExecutionEvent<[Int]>.self)
         scheduler.scheduleAt(200) { [self] in
-            subscriptions["first"] = client.execution(RetryEndpoint(), as: [Int].self).subscribe(first)
+            subscriptions["first"] = client.eventStream(RetryEndpoint(), as: [Int].self).subscribe(first)
         }
         scheduler.scheduleAt(203) { [self] in
-            subscriptions["second"] = client.execution(RetryEndpoint(), as: [Int].self).subscribe(second)
+            subscriptions["second"] = client.eventStream(RetryEndpoint(), as: [Int].self).subscribe(second)
         }
 
         scheduler.start()
@@ -304,10 +304,10 @@ final class SharingTransportTests: RetryTestCase {
         let second = scheduler.createObserver(ExecutionEvent<[Int]>.self)
         let endpoint = RetryEndpoint(path: "/flaky")
         scheduler.scheduleAt(200) { [self] in
-            subscriptions["first"] = client.execution(endpoint, as: [Int].self).subscribe(first)
+            subscriptions["first"] = client.eventStream(endpoint, as: [Int].self).subscribe(first)
         }
         scheduler.scheduleAt(201) { [self] in
-            subscriptions["second"] = client.execution(endpoint, as: [Int].self).subscribe(second)
+            subscriptions["second"] = client.eventStream(endpoint, as: [Int].self).subscribe(second)
         }
 
         scheduler.start()

@@ -23,8 +23,8 @@ final class ValidatorIntegrationTests: LoopbackIntegrationCase {
         let client = try makeClient { $0.add(interceptor: BodyValidator<APIError>()) }
         let failed = expectation(description: "failure")
 
-        client.execute(CacheSpecEndpoint("/expenses", method: .post)) { (result: Result<CacheSpecExpense, Error>) in
-            switch result {
+        client.execute(CacheSpecEndpoint("/expenses", method: .post)) { (response: Response<CacheSpecExpense>) in
+            switch response.result {
             case .failure(let error):
                 XCTAssertEqual(error as? APIError, APIError(code: "limit", message: "Over the limit"))
             case .success(let value):

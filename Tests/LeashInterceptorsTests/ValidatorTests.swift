@@ -39,7 +39,7 @@ final class ValidatorTests: CacheSpecStubTestCase {
         ExecutionEvent<CacheSpecExpense>
     > {
         let endpoint = endpoint ?? self.endpoint
-        return scheduler.start { client.execution(endpoint, as: CacheSpecExpense.self) }
+        return scheduler.start { client.eventStream(endpoint, as: CacheSpecExpense.self) }
     }
 
     // MARK: StatusValidator
@@ -95,10 +95,10 @@ final class ValidatorTests: CacheSpecStubTestCase {
         let client = try makeClient([validator])
 
         let unauthorized = scheduler.start(created: 0, subscribed: 0, disposed: 100) {
-            client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
         }
         let serverError = scheduler.start(created: 100, subscribed: 100, disposed: 1000) {
-            client.execution(CacheSpecEndpoint("/expenses/2"), as: CacheSpecExpense.self)
+            client.eventStream(CacheSpecEndpoint("/expenses/2"), as: CacheSpecExpense.self)
         }
 
         XCTAssertEqual(cacheSpecError(unauthorized) as? AppError, .unauthorized)
@@ -146,10 +146,10 @@ final class ValidatorTests: CacheSpecStubTestCase {
         let client = try makeClient([BodyValidator<APIError>(shouldDecode: { _, _ in true })])
 
         let withError = scheduler.start(created: 0, subscribed: 0, disposed: 100) {
-            client.execution(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
+            client.eventStream(CacheSpecEndpoint("/expenses/1"), as: CacheSpecExpense.self)
         }
         let withValue = scheduler.start(created: 100, subscribed: 100, disposed: 1000) {
-            client.execution(CacheSpecEndpoint("/expenses/2"), as: CacheSpecExpense.self)
+            client.eventStream(CacheSpecEndpoint("/expenses/2"), as: CacheSpecExpense.self)
         }
 
         XCTAssertEqual((cacheSpecError(withError) as? APIError)?.code, "limit")

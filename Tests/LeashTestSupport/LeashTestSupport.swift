@@ -138,7 +138,7 @@ extension Client {
             Serializer.SerializedObject
         >
     {
-        SpecExecution(events: execution(endpoint, serializer: serializer))
+        SpecExecution(events: eventStream(endpoint, serializer: serializer))
     }
 }
 

@@ -216,7 +216,7 @@ final class StubTransportTests: XCTestCase {
             .build()
         let client = Client(manager: manager)
         let observer = scheduler.start {
-            client.execution(StubbedEndpoint("/item"), as: Item.self).compactMap { $0.value }
+            client.eventStream(StubbedEndpoint("/item"), as: Item.self).compactMap { $0.value }
         }
         XCTAssertEqual(observer.events, [.next(205, Item(id: 5)), .completed(205)])
     }
@@ -229,7 +229,7 @@ final class StubTransportTests: XCTestCase {
             .build()
         let client = Client(manager: manager)
         let observer = scheduler.start {
-            client.execution(StubbedEndpoint("/slow"), as: Item.self).compactMap { $0.value }
+            client.eventStream(StubbedEndpoint("/slow"), as: Item.self).compactMap { $0.value }
         }
         XCTAssertEqual(observer.events.map(\.time), [210])
         guard case .timeout(let seconds) = observer.events.first?.value.error as? LeashError else {

@@ -126,19 +126,6 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
         XCTAssertEqual(serialized.events, [.next(1201, specBobJSON), .completed(1201)])
     }
 
-    func testExecute_leashsReactiveResponseForm_emitsResponses() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
-        let client = try makeClient()
-
-        // Leash's RxLeash spelled the details form this way; it still compiles and works.
-        let observer = scheduler.start {
-            client.rx.execute(ClientRxEndpoint(), type: ReactiveResponse<SpecUser>.self)
-        }
-
-        XCTAssertEqual(
-            clientRxTimeline(observer) { "\($0.value.name) \($0.source)" }, ["Alice network @ 205", "completed @ 205"])
-    }
-
     // MARK: Errors
 
     func testExecute_unacceptableStatus_failsWithTheTypedLeashError() throws {

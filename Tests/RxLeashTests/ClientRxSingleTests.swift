@@ -5,7 +5,8 @@ import RxTesting
 import LeashTestSupport
 import XCTest
 
-/// `client.rx.single` and `client.rx.singleResponse`: one-shot calls as `Single`s.
+/// `client.rx.single`, and `client.rx.response(…).takeLast(1).asSingle()`: one-shot calls
+/// as `Single`s.
 final class ClientRxSingleTests: VirtualTimeTestCase {
     private func makeClient(configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
         try makeClientRxClient(transport, scheduler: scheduler, configure: configure)
@@ -82,20 +83,22 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
         }
     }
 
-    func testSingleResponse_carriesTheDetails_andJustValueDropsThem() throws {
+    func testResponseTakeLastAsSingle_carriesTheDetailsOfTheLastValue_andJustValueDropsThem() throws {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(3)))
         let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
         let details = scheduler.start {
-            client.rx.singleResponse(ClientRxEndpoint(), type: SpecUser.self).map {
+            client.rx.response(ClientRxEndpoint(), type: SpecUser.self).takeLast(1).asSingle().map {
                 "\($0.value.name) \($0.source)"
             }
         }
         let values = scheduler.start(created: 1100, subscribed: 1200, disposed: 2000) {
-            client.rx.singleResponse(ClientRxGetUser(id: 1)).justValue()
+            client.rx.response(ClientRxGetUser(id: 1)).takeLast(1).asSingle().justValue()
         }
         let serialized = scheduler.start(created: 2100, subscribed: 2200, disposed: 3000) {
-            client.rx.singleResponse(ClientRxEndpoint(), serializer: StringResponseSerializer()).map { $0.statusCode }
+            client.rx.response(ClientRxEndpoint(), serializer: StringResponseSerializer()).takeLast(1).asSingle().map {
+                $0.statusCode
+            }
         }
 
         XCTAssertEqual(details.events, [.next(203, "Alice network"), .completed(203)])

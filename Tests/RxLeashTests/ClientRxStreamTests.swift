@@ -112,7 +112,7 @@ final class ClientRxStreamTests: LoopbackIntegrationCase {
         let authenticator = SpecAuthenticator(token: "t0")
         let tokenClient = try makeClient()
         let refresher = TokenRefresher(authenticator: authenticator) {
-            tokenClient.execution(TokenEndpoint(), as: TokenBody.self)
+            tokenClient.eventStream(TokenEndpoint(), as: TokenBody.self)
                 .compactMap(\.value)
                 .do(onNext: { authenticator.accessToken = $0.token })
                 .asCompletable()

@@ -35,8 +35,8 @@ final class RefreshExecutionMarksTests: RefreshTestCase {
         let client = try makeClient { $0.add(interceptor: RetryFirst503(log: log)) }
         let run = RefreshSubscriptions(scheduler)
 
-        let first = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
-        let second = run.subscribe(at: 300) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let first = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let second = run.subscribe(at: 300) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertEqual(

@@ -29,7 +29,7 @@ final class RefreshGateTests: RefreshTestCase {
         transport.stub(path: "/v1/items", .json(refreshItemJSON, delay: .seconds(10)))
         let client = try makeClient(configure)
         let run = RefreshSubscriptions(scheduler)
-        let observer = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let observer = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
         return refreshTimeline(observer)
     }
@@ -75,7 +75,7 @@ final class RefreshGateTests: RefreshTestCase {
         let run = RefreshSubscriptions(scheduler)
 
         let observer = run.subscribe(at: 200, disposedAt: 230) {
-            client.execution(RefreshEndpoint("items"), as: RefreshItem.self)
+            client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self)
         }
         run.run()
 
@@ -110,7 +110,7 @@ final class RefreshGateTests: RefreshTestCase {
         }
         let run = RefreshSubscriptions(scheduler)
 
-        let observer = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let observer = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertEqual(refreshOutcome(observer), ["value(\(item)) @ 200", "completed @ 200"])

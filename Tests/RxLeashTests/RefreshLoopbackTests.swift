@@ -89,7 +89,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         -> Completable
     {
         guard let client = client() else { return .error(RefreshTestError.noScript) }
-        return client.execution(TokenEndpoint(), as: TokenBody.self)
+        return client.eventStream(TokenEndpoint(), as: TokenBody.self)
             .compactMap(\.value)
             .do(onNext: { authenticator.accessToken = $0.token })
             .asCompletable()
@@ -119,7 +119,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         let authenticator = SpecAuthenticator(token: "expired")
         let tokenClient = try makeClient()
         let refresher = TokenRefresher(authenticator: authenticator) {
-            tokenClient.execution(TokenEndpoint(), as: TokenBody.self)
+            tokenClient.eventStream(TokenEndpoint(), as: TokenBody.self)
                 .compactMap(\.value)
                 .do(onNext: { authenticator.accessToken = $0.token })
                 .asCompletable()
@@ -231,19 +231,17 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         XCTAssertTrue("\(first)".contains("refresh token revoked"), "\(first)")
     }
 
-    func testEventStreamWithTheOperator_refreshesOnceAndSucceeds() throws {
+    func testClientRxEvents_refreshOnceAndSucceed() throws {
         let tokens = installRoutes()
         let authenticator = SpecAuthenticator(token: "expired")
         let tokenClient = try makeClient()
         let refresher = TokenRefresher(authenticator: authenticator) {
             Self.refresh(through: { tokenClient }, into: authenticator)
         }
-        let client = try makeClient { $0.authenticator(authenticator).timeout(30) }
+        let client = try makeClient { $0.refreshing(with: refresher).timeout(30) }
 
         let values = try Observable.merge(
-            (0..<10).map { _ in
-                client.execution(RefreshEndpoint("items"), as: RefreshItem.self).retryingOnUnauthorized(refresher)
-            }
+            (0..<10).map { _ in client.rx.events(RefreshEndpoint("items"), type: RefreshItem.self) }
         )
         .compactMap(\.value)
         .toArray()

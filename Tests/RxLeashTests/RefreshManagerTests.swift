@@ -22,7 +22,7 @@ final class RefreshManagerTests: RefreshTestCase {
         let run = RefreshSubscriptions(scheduler)
 
         let observers = (0..<3).map { _ in
-            run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+            run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         }
         run.run()
 
@@ -49,8 +49,8 @@ final class RefreshManagerTests: RefreshTestCase {
         let client = try makeClient { $0.refreshing(with: makeRefresher(script)) }
         let run = RefreshSubscriptions(scheduler)
 
-        let fast = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
-        let slow = run.subscribe(at: 200) { client.execution(RefreshEndpoint("slow"), as: RefreshItem.self) }
+        let fast = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let slow = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("slow"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertEqual(refreshOutcome(fast), ["value(\(item)) @ 225", "completed @ 225"])
@@ -76,8 +76,8 @@ final class RefreshManagerTests: RefreshTestCase {
         let refreshingAt212 = RefreshFlag()
         scheduler.scheduleAt(212) { refreshingAt212.value = refresher.isRefreshing }
 
-        let first = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
-        let starter = run.subscribe(at: 212) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let first = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let starter = run.subscribe(at: 212) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertTrue(refreshingAt212.value)
@@ -104,10 +104,10 @@ final class RefreshManagerTests: RefreshTestCase {
 
         let failures = run.subscribe(at: 0) { refresher.refreshFailures }
         let waiters = (0..<2).map { _ in
-            run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+            run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         }
-        let starter = run.subscribe(at: 212) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
-        let later = run.subscribe(at: 300) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let starter = run.subscribe(at: 212) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let later = run.subscribe(at: 300) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
 
         for waiter in waiters {
@@ -131,7 +131,7 @@ final class RefreshManagerTests: RefreshTestCase {
         let client = try makeClient { $0.refreshing(with: makeRefresher(script)) }
         let run = RefreshSubscriptions(scheduler)
 
-        let observer = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let observer = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertEqual(
@@ -155,7 +155,7 @@ final class RefreshManagerTests: RefreshTestCase {
 
         let failures = run.subscribe(at: 0) { refresher.refreshFailures }
         let executions = [200, 230, 260, 320].map { time in
-            run.subscribe(at: time) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+            run.subscribe(at: time) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         }
         run.run()
 
@@ -178,7 +178,7 @@ final class RefreshManagerTests: RefreshTestCase {
         let client = try makeClient { $0.refreshing(with: makeRefresher(script)).maximumRetryCount(0) }
         let run = RefreshSubscriptions(scheduler)
 
-        let observer = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let observer = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertEqual(refreshOutcome(observer), ["error(retryLimitExceeded(401)) @ 215"])
@@ -192,12 +192,12 @@ final class RefreshManagerTests: RefreshTestCase {
         let run = RefreshSubscriptions(scheduler)
 
         let disposed = run.subscribe(at: 200, disposedAt: 230) {
-            client.execution(RefreshEndpoint("items"), as: RefreshItem.self)
+            client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self)
         }
         let disposedStarter = run.subscribe(at: 220, disposedAt: 230) {
-            client.execution(RefreshEndpoint("items"), as: RefreshItem.self)
+            client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self)
         }
-        let kept = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let kept = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertEqual(
@@ -219,7 +219,7 @@ final class RefreshManagerTests: RefreshTestCase {
         scheduler.scheduleAt(251) { states.append("refreshing at 251: \(refresher.isRefreshing)") }
 
         _ = run.subscribe(at: 200, disposedAt: 230) {
-            client.execution(RefreshEndpoint("items"), as: RefreshItem.self)
+            client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self)
         }
         run.run()
 
@@ -234,8 +234,8 @@ final class RefreshManagerTests: RefreshTestCase {
         let client = try makeClient { $0.refreshing(with: makeRefresher(script)).timeout(20) }
         let run = RefreshSubscriptions(scheduler)
 
-        let waiter = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
-        let starter = run.subscribe(at: 212) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let waiter = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let starter = run.subscribe(at: 212) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertEqual(refreshOutcome(waiter), ["error(timeout) @ 220"])
@@ -251,8 +251,8 @@ final class RefreshManagerTests: RefreshTestCase {
         let client = try makeClient { $0.refreshing(with: refresher) }
         let run = RefreshSubscriptions(scheduler)
 
-        _ = run.subscribe(at: 200) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
-        let token = run.subscribe(at: 212) { client.execution(RefreshEndpoint("token"), as: RefreshItem.self) }
+        _ = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
+        let token = run.subscribe(at: 212) { client.eventStream(RefreshEndpoint("token"), as: RefreshItem.self) }
         run.run()
 
         XCTAssertEqual(
@@ -268,7 +268,7 @@ final class RefreshManagerTests: RefreshTestCase {
         let run = RefreshSubscriptions(scheduler)
 
         let observers = (0..<200).map { index in
-            run.subscribe(at: 200 + index % 20) { client.execution(RefreshEndpoint("items"), as: RefreshItem.self) }
+            run.subscribe(at: 200 + index % 20) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
         }
         run.run()
 
@@ -276,5 +276,75 @@ final class RefreshManagerTests: RefreshTestCase {
         let values = observers.flatMap { $0.events.compactMap { $0.value.element?.value } }
         XCTAssertEqual(values, Array(repeating: item, count: 200))
         XCTAssertEqual(observers.filter { $0.events.last?.value.isCompleted == true }.count, 200)
+    }
+
+    func testOtherStatuses_passOnUnchanged_withoutRefreshing() throws {
+        transport.stub(path: "/v1/items", .status(403, delay: .seconds(10)))
+        let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
+        let client = try makeClient { $0.refreshing(with: makeRefresher(script)) }
+        let run = RefreshSubscriptions(scheduler)
+
+        let observer = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
+        run.run()
+
+        XCTAssertEqual(refreshOutcome(observer), ["error(403) @ 210"])
+        XCTAssertEqual(script.callCount, 0)
+    }
+
+    func testUnauthorizedStatusCodes_areConfigurable() throws {
+        transport.stub(path: "/v1/items", .status(419, delay: .seconds(10)))
+        transport.stub(
+            matching: { $0.value(forHTTPHeaderField: "Authorization") == "Bearer fresh" },
+            [.json(refreshItemJSON, delay: .seconds(10))])
+        let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
+        let authenticator = self.authenticator!
+        let refresher = TokenRefresher(
+            authenticator: authenticator, unauthorizedStatusCodes: [419], scheduler: scheduler
+        ) {
+            script.next(storingIn: authenticator)
+        }
+        let client = try makeClient { $0.refreshing(with: refresher) }
+        let run = RefreshSubscriptions(scheduler)
+
+        let observer = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }
+        run.run()
+
+        XCTAssertEqual(refreshOutcome(observer), ["value(\(item)) @ 225", "completed @ 225"])
+        XCTAssertEqual(script.subscriptions, [Subscription(210, 215)])
+    }
+
+    func testClientRxExecute_concurrent401sShareOneRefresh_andEachGetsTheValue() throws {
+        stubProtected("items", accepting: ["fresh"])
+        let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
+        let client = try makeClient { $0.refreshing(with: makeRefresher(script)) }
+        let run = RefreshSubscriptions(scheduler)
+
+        let observers = (0..<3).map { _ in
+            run.subscribe(at: 200) { client.rx.execute(RefreshEndpoint("items"), type: RefreshItem.self) }
+        }
+        run.run()
+
+        for observer in observers {
+            XCTAssertEqual(observer.events, [.next(225, item), .completed(225)])
+        }
+        XCTAssertEqual(script.subscriptions, [Subscription(210, 215)], "one refresh for the three 401s")
+        XCTAssertEqual(
+            credentialsSent(to: "items"),
+            Array(repeating: "Bearer stale", count: 3) + Array(repeating: "Bearer fresh", count: 3))
+    }
+
+    func testClientRxSingle_retriesOnceAfterTheRefresh() throws {
+        stubProtected("items", accepting: ["fresh"])
+        let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
+        let client = try makeClient { $0.refreshing(with: makeRefresher(script)) }
+        let run = RefreshSubscriptions(scheduler)
+
+        let observer = run.subscribe(at: 200) {
+            client.rx.single(RefreshEndpoint("items"), type: RefreshItem.self).asObservable()
+        }
+        run.run()
+
+        XCTAssertEqual(observer.events, [.next(225, item), .completed(225)])
+        XCTAssertEqual(script.subscriptions, [Subscription(210, 215)])
     }
 }

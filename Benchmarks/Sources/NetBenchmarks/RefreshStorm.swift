@@ -148,9 +148,8 @@ struct RefreshStormBench {
             // The window's cap is raised: every run refreshes once, and runs follow each
             // other within a minute. Each run still checks that it refreshed exactly once.
             let refresher = TokenRefresher(authenticator: authenticator, maximumRefreshes: 1_000) {
-                tokenClient.execution(StormAPI.token, as: StormToken.self)
-                    .compactMap(\.value)
-                    .do(onNext: { authenticator.accessToken = $0.token })
+                tokenClient.rx.single(StormAPI.token, type: StormToken.self)
+                    .do(onSuccess: { authenticator.accessToken = $0.token })
                     .asCompletable()
             }
             storm = Client(

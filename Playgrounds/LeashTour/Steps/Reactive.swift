@@ -22,8 +22,8 @@ extension Tour {
 
             let response = try client.rx.response(GetUser(id: 2)).toBlocking(timeout: 10).single()
             say(
-                "ReactiveResponse says where the value came from: \(response.source), status \(response.statusCode ?? 0)"
-            )
+                "client.rx.response gives each value as a ResponseValue, saying where it came from: "
+                    + "\(response.source), status \(response.statusCode ?? 0)")
             check(response.source == .network && response.statusCode == 200, "it came from the network")
         }
     }

@@ -8,9 +8,9 @@ import Rx
 
 /// Executes endpoints with a manager's configuration.
 ///
-/// Every execution is one stream (`execution(_:serializer:)`): subscribing starts it,
-/// disposing cancels it, and it completes after its last value. The callback and `async`
-/// forms below subscribe to that same stream.
+/// Every execution is one stream: subscribing starts it, disposing cancels it, and it
+/// completes after its last value. The callback and `async` forms below subscribe to that
+/// same stream; `import RxLeash` gives it as an `Observable` (`client.rx`).
 ///
 /// ```swift
 /// let client = Client(manager: manager)
@@ -47,7 +47,8 @@ open class Client: @unchecked Sendable {
 
     // MARK: The stream
 
-    /// The execution of `endpoint` as a stream of events, serializing with `serializer`.
+    /// The execution of `endpoint` as a stream of events, serializing with `serializer`:
+    /// what `client.rx.events` delivers.
     ///
     /// The stream is cold: each subscription executes anew, and disposing cancels what
     /// is in flight (the transport's task too). One attempt emits `requestPrepared`,
@@ -63,29 +64,31 @@ open class Client: @unchecked Sendable {
     /// complete: it never ends an execution that already delivered its last value,
     /// however long the subscriber takes over it. A timeout that is not a positive, finite
     /// number of seconds below 10⁹ means no limit.
-    public func execution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+    package func eventStream<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {
         ObservableForms.Events(recipe: ExecutionRecipe(client: self, endpoint: endpoint), serializer: serializer)
             .asObservable()
     }
 
-    /// The execution of `endpoint` as a stream of events, decoding `Value`.
-    public func execution<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
+    /// The execution of `endpoint` as a stream of events, decoding `Value` (see
+    /// `eventStream(_:serializer:)`).
+    package func eventStream<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
         -> Observable<ExecutionEvent<Value>>
     {
-        execution(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
+        eventStream(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
     }
 
     /// The values of an execution of `endpoint`, serialized with `serializer`, without its
     /// progress: each element is a `.success` (the value and its `ResponseExtra`), and the
-    /// stream fails with the failure that ends the execution.
+    /// stream fails with the failure that ends the execution. What `client.rx.response`
+    /// and `client.rx.single` build on.
     ///
-    /// The same pipeline as `execution(_:serializer:)`, as cold and as cancellable; it
+    /// The same pipeline as `eventStream(_:serializer:)`, as cold and as cancellable; it
     /// skips building the progress events, which makes it the cheaper stream to build on
     /// when only values matter (the callback, `async` and `client.rx` forms run this same
     /// stream, subscribed without the wrappers an `Observable` needs).
-    public func responses<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+    package func responseStream<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<Response<Serializer.SerializedObject>>
     {
         ObservableForms.Responses(recipe: ExecutionRecipe(client: self, endpoint: endpoint), serializer: serializer)
@@ -93,15 +96,15 @@ open class Client: @unchecked Sendable {
     }
 
     /// The values of an execution of `endpoint`, decoded as `Value`, without its progress
-    /// (see `responses(_:serializer:)`).
-    public func responses<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
+    /// (see `responseStream(_:serializer:)`).
+    package func responseStream<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
         -> Observable<Response<Value>>
     {
-        responses(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
+        responseStream(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
     }
 
-    /// The values alone of an execution of `endpoint` (`responses(_:serializer:)` without
-    /// the details), for `client.rx.execute`.
+    /// The values alone of an execution of `endpoint` (`responseStream(_:serializer:)`
+    /// without the details), for `client.rx.execute`.
     package func bareValues<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<Serializer.SerializedObject>
     {
@@ -147,15 +150,6 @@ open class Client: @unchecked Sendable {
         execute(
             endpoint, serializer: decodableSerializer(for: endpoint, as: Value.self), queue: queue,
             completion: completion)
-    }
-
-    /// Executes `endpoint`, decoding `Value`; calls `completion` with each outcome as a
-    /// `Result`.
-    @discardableResult
-    public func execute<Value: Decodable>(
-        _ endpoint: Endpoint, queue: DispatchQueue? = nil, completion: @escaping (Result<Value, Swift.Error>) -> Void
-    ) -> DataRequest {
-        execute(endpoint, queue: queue) { (response: Response<Value>) in completion(response.result) }
     }
 
     /// Executes a typed endpoint; calls `completion` with each outcome.

@@ -33,6 +33,9 @@ import Rx
 public protocol Interceptor {}
 
 /// Called before the request is sent: log it, answer it from a cache, hold it back.
+///
+/// Named for the stage it runs at, the execution's start, before anything is sent: the
+/// name Leash's README gives it, kept so that its interceptors compile unchanged.
 public protocol ExecutionInterceptor: Interceptor {
     /// Intercepts the request about to be sent.
     func intercept(chain: InterceptorChain<Data>)

@@ -23,9 +23,68 @@ import Rx
 ///   into the queue, which buffers without bound, as `observe(on:)` always does.
 /// - Disposing closes the connection (the server sees it).
 extension Client {
+    // MARK: async
+
+    /// The body of `endpoint`'s response, chunk by chunk as it arrives: `for try await chunk
+    /// in client.stream(endpoint)`. Ends when the body ends; cancelling the task (or
+    /// leaving the loop) closes the connection. At most a few elements wait for the loop:
+    /// the stream waits for it beyond that. (`client.rx.stream` is the same as an
+    /// `Observable`.)
+    public func stream(_ endpoint: Endpoint) -> AsyncThrowingStream<Data, Swift.Error> {
+        AsyncPull.stream(of: chunkStream(endpoint))
+    }
+
+    /// The body of `endpoint`'s response as newline-delimited JSON (NDJSON, JSON Lines):
+    /// each line decoded as `Line` as soon as it is complete (see `stream(_:)` for the
+    /// loop; `client.rx.lines` is the same as an `Observable`).
+    ///
+    /// Lines end with `\n` or `\r\n`; a line split across chunks is joined; a last line
+    /// without its line end counts. Blank lines are skipped, except `as: String.self`,
+    /// which gives every line as text. A line that does not decode (or is not UTF-8 text)
+    /// ends the stream with `LeashError.decoding`, naming its line number and showing
+    /// its beginning; a line longer than `maximumLineLength` bytes ends it with
+    /// `LeashError.invalidResponse`. The lines complete before a failure are delivered
+    /// first.
+    public func lines<Line: Decodable & Sendable>(
+        _ endpoint: Endpoint, as type: Line.Type = Line.self,
+        maximumLineLength: Int = StreamLimits.maximumLineLength
+    ) -> AsyncThrowingStream<Line, Swift.Error> {
+        AsyncPull.stream(of: lineStream(endpoint, as: type, maximumLineLength: maximumLineLength))
+    }
+
+    /// The Server-Sent Events of `endpoint` (`text/event-stream`), each as soon as the
+    /// blank line that ends it arrives, parsed as the HTML standard says: `for try await
+    /// event in client.serverSentEvents(endpoint)` (see `stream(_:)` for the loop;
+    /// `client.rx.serverSentEvents` is the same as an `Observable`).
+    ///
+    /// The request asks for `text/event-stream` (unless the endpoint sets its own
+    /// `Accept`) and sends `Last-Event-ID` once an event set one. A response of another
+    /// content type ends the stream with `LeashError.invalidResponse`; `204 No Content`
+    /// completes it. With `options.reconnecting`, a connection that ends or drops is
+    /// followed by another after the server's `retry` time (else
+    /// `options.reconnectionDelay`), on the manager's scheduler, resuming after the last
+    /// event ID; each connection is a whole execution (the authenticator and token
+    /// refresh apply to each). Without it, the stream completes with its connection.
+    public func serverSentEvents(
+        _ endpoint: Endpoint, options: ServerSentEventOptions = ServerSentEventOptions()
+    ) -> AsyncThrowingStream<ServerSentEvent, Swift.Error> {
+        AsyncPull.stream(of: serverSentEventStream(endpoint, options: options))
+    }
+
+    /// The Server-Sent Events of `endpoint`, each event's `data` decoded from JSON as
+    /// `Value` (see `serverSentEvents(_:options:)`). An event whose data does not decode
+    /// ends the stream with `LeashError.decoding`, naming the event.
+    public func serverSentEvents<Value: Decodable & Sendable>(
+        _ endpoint: Endpoint, decoding type: Value.Type, options: ServerSentEventOptions = ServerSentEventOptions()
+    ) -> AsyncThrowingStream<Value, Swift.Error> {
+        AsyncPull.stream(of: serverSentEventStream(endpoint, decoding: type, options: options))
+    }
+
+    // MARK: The streams `client.rx` and the `async` forms deliver
+
     /// The body of `endpoint`'s response, chunk by chunk as it arrives; completes when the
-    /// body ends. What `client.rx.stream` delivers.
-    public func streamExecution(_ endpoint: Endpoint) -> Observable<Data> {
+    /// body ends. What `client.rx.stream` and `stream(_:)` deliver.
+    package func chunkStream(_ endpoint: Endpoint) -> Observable<Data> {
         streamElements(endpoint).compactMap { element in
             switch element {
             case .head: return nil
@@ -35,18 +94,9 @@ extension Client {
         }
     }
 
-    /// The body of `endpoint`'s response as newline-delimited JSON (NDJSON, JSON Lines):
-    /// each line decoded as `Line` as soon as it is complete. What `client.rx.lines`
-    /// delivers.
-    ///
-    /// Lines end with `\n` or `\r\n`; a line split across chunks is joined; a last line
-    /// without its line end counts. Blank lines are skipped, except `as: String.self`,
-    /// which gives every line as text. A line that does not decode (or is not UTF-8 text)
-    /// ends the stream with `LeashError.decoding`, naming its line number and showing
-    /// its beginning; a line longer than `maximumLineLength` bytes ends it with
-    /// `LeashError.invalidResponse`. The lines complete before a failure are delivered
-    /// first.
-    public func linesExecution<Line: Decodable>(
+    /// The lines of `endpoint`'s response, each decoded as `Line` (see
+    /// `lines(_:as:maximumLineLength:)`). What `client.rx.lines` and `lines` deliver.
+    package func lineStream<Line: Decodable>(
         _ endpoint: Endpoint, as type: Line.Type = Line.self,
         maximumLineLength: Int = StreamLimits.maximumLineLength
     ) -> Observable<Line> {
@@ -60,26 +110,16 @@ extension Client {
             of: streamElements(endpoint), LineDecoding(maximumLineLength: maximumLineLength, decode: decode))
     }
 
-    /// `linesExecution(_:as: String.self, maximumLineLength:)`, with every type known.
+    /// `lineStream(_:as: String.self, maximumLineLength:)`, with every type known.
     private func textLines(_ endpoint: Endpoint, _ maximumLineLength: Int) -> Observable<String> {
         LineDecoding.lines(
             of: streamElements(endpoint),
             LineDecoding(maximumLineLength: maximumLineLength, decode: LineDecoders.text))
     }
 
-    /// The Server-Sent Events of `endpoint` (`text/event-stream`), each as soon as the
-    /// blank line that ends it arrives, parsed as the HTML standard says. What
-    /// `client.rx.serverSentEvents` delivers.
-    ///
-    /// The request asks for `text/event-stream` (unless the endpoint sets its own
-    /// `Accept`) and sends `Last-Event-ID` once an event set one. A response of another
-    /// content type ends the stream with `LeashError.invalidResponse`; `204 No Content`
-    /// completes it. With `options.reconnecting`, a connection that ends or drops is
-    /// followed by another after the server's `retry` time (else
-    /// `options.reconnectionDelay`), on the manager's scheduler, resuming after the last
-    /// event ID; each connection is a whole execution (the authenticator and token
-    /// refresh apply to each). Without it, the stream completes with its connection.
-    public func serverSentEventsExecution(
+    /// The Server-Sent Events of `endpoint` (see `serverSentEvents(_:options:)`). What
+    /// `client.rx.serverSentEvents` and `serverSentEvents` deliver.
+    package func serverSentEventStream(
         _ endpoint: Endpoint, options: ServerSentEventOptions = ServerSentEventOptions()
     ) -> Observable<ServerSentEvent> {
         let client = self
@@ -93,47 +133,12 @@ extension Client {
     }
 
     /// The Server-Sent Events of `endpoint`, each event's `data` decoded from JSON as
-    /// `Value` (see `serverSentEventsExecution(_:options:)`). An event whose data does not
-    /// decode ends the stream with `LeashError.decoding`, naming the event.
-    public func serverSentEventsExecution<Value: Decodable>(
+    /// `Value` (see `serverSentEvents(_:decoding:options:)`).
+    package func serverSentEventStream<Value: Decodable>(
         _ endpoint: Endpoint, decoding type: Value.Type, options: ServerSentEventOptions = ServerSentEventOptions()
     ) -> Observable<Value> {
         let decoder = EventDataDecoder<Value>(endpoint.jsonDecoder ?? manager.jsonDecoder)
-        return EventDataMap.decoded(serverSentEventsExecution(endpoint, options: options), decoder.decode)
-    }
-
-    // MARK: async
-
-    /// `streamExecution(_:)` as an `AsyncThrowingStream`: `for try await chunk in
-    /// client.stream(endpoint)`. Ends when the body ends; cancelling the task (or leaving
-    /// the loop) closes the connection. At most a few elements wait for the loop: the
-    /// stream waits for it beyond that.
-    public func stream(_ endpoint: Endpoint) -> AsyncThrowingStream<Data, Swift.Error> {
-        AsyncPull.stream(of: streamExecution(endpoint))
-    }
-
-    /// `linesExecution(_:as:maximumLineLength:)` as an `AsyncThrowingStream` (see
-    /// `stream(_:)`).
-    public func lines<Line: Decodable & Sendable>(
-        _ endpoint: Endpoint, as type: Line.Type = Line.self,
-        maximumLineLength: Int = StreamLimits.maximumLineLength
-    ) -> AsyncThrowingStream<Line, Swift.Error> {
-        AsyncPull.stream(of: linesExecution(endpoint, as: type, maximumLineLength: maximumLineLength))
-    }
-
-    /// `serverSentEventsExecution(_:options:)` as an `AsyncThrowingStream`: `for try
-    /// await event in client.serverSentEvents(endpoint)` (see `stream(_:)`).
-    public func serverSentEvents(
-        _ endpoint: Endpoint, options: ServerSentEventOptions = ServerSentEventOptions()
-    ) -> AsyncThrowingStream<ServerSentEvent, Swift.Error> {
-        AsyncPull.stream(of: serverSentEventsExecution(endpoint, options: options))
-    }
-
-    /// `serverSentEventsExecution(_:decoding:options:)` as an `AsyncThrowingStream`.
-    public func serverSentEvents<Value: Decodable & Sendable>(
-        _ endpoint: Endpoint, decoding type: Value.Type, options: ServerSentEventOptions = ServerSentEventOptions()
-    ) -> AsyncThrowingStream<Value, Swift.Error> {
-        AsyncPull.stream(of: serverSentEventsExecution(endpoint, decoding: type, options: options))
+        return EventDataMap.decoded(serverSentEventStream(endpoint, options: options), decoder.decode)
     }
 }
 

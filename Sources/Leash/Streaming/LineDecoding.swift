@@ -1,7 +1,7 @@
 import Foundation
 import Rx
 
-/// Turns a stream's chunks into lines and each line into a value (`Client.linesExecution`).
+/// Turns a stream's chunks into lines and each line into a value (`Client.lineStream`).
 ///
 /// One per subscription; the Rx contract calls it one event at a time, so its state needs
 /// no lock. Generic without constraints: its closures then capture no conformance of
@@ -78,7 +78,7 @@ final class LineDecoding<Line>: @unchecked Sendable {
 /// How `LineDecoding` decodes a line as `Line`.
 enum LineDecoders {
     /// Decodes JSON lines with `decoder`, blank ones skipped. (Text lines take `text`,
-    /// through `Client.linesExecution`'s path without generics.)
+    /// through `Client.lineStream`'s path without generics.)
     static func decoding<Line: Decodable>(_ type: Line.Type, with decoder: JSONDecoder) -> LineDecoding<Line>.Decode {
         return { line, number in
             if line.allSatisfy({ $0 == 0x20 || $0 == 0x09 || $0 == 0x0D }) { return nil }

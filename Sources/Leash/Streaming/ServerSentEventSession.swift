@@ -181,10 +181,11 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
     }
 }
 
-/// The options of `Client.serverSentEventsExecution`.
+/// The options of an event stream (`client.serverSentEvents(_:options:)`,
+/// `client.rx.serverSentEvents(_:options:)`).
 public struct ServerSentEventOptions: Sendable {
     /// Whether to connect again after the connection ends or drops (see
-    /// `Client.serverSentEventsExecution`).
+    /// `Client.serverSentEvents(_:options:)`).
     public var reconnecting: Bool
     /// The wait before connecting again, in seconds, until the server sets its own with
     /// a `retry` field (the standard leaves the default to the client: a few seconds).

@@ -22,10 +22,11 @@ import Rx
 /// Their time limits suit transfers: the manager's `timeout` bounds each stall (no bytes
 /// for that long), not the whole transfer; an endpoint's own `timeout` bounds the whole.
 extension Client {
-    // MARK: Streams
+    // MARK: The streams `client.rx` and the `async` forms deliver
 
     /// The download of `endpoint` to `destination`, as a stream of events:
-    /// `.downloadProgress` as the body arrives, then `.value(destination)`.
+    /// `.downloadProgress` as the body arrives, then `.value(destination)`. What
+    /// `client.rx.download` and `download` deliver.
     ///
     /// - Parameters:
     ///   - endpoint: What to download.
@@ -34,7 +35,7 @@ extension Client {
     ///   - partialFile: A file holding the first bytes of the body (an earlier
     ///     download's): copied, and the rest asked for with `Range`. A server that answers
     ///     200 instead of 206 starts the file over.
-    public func downloadExecution(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil)
+    package func downloadEventStream(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL? = nil)
         -> Observable<ExecutionEvent<URL>>
     {
         ObservableForms.Events(
@@ -45,8 +46,9 @@ extension Client {
     }
 
     /// The upload of `endpoint`'s body, as a stream of events: `.uploadProgress` as the
-    /// body goes out, then the response's `.value`, serialized with `serializer`.
-    public func uploadExecution<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+    /// body goes out, then the response's `.value`, serialized with `serializer`. What
+    /// `client.rx.upload` and `upload` deliver.
+    package func uploadEventStream<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> Observable<ExecutionEvent<Serializer.SerializedObject>>
     {
         ObservableForms.Events(
@@ -55,20 +57,20 @@ extension Client {
         .asObservable()
     }
 
+    /// The upload of `endpoint`'s body, decoding the response as `Value` (see
+    /// `uploadEventStream(_:serializer:)`).
+    package func uploadEventStream<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
+        -> Observable<ExecutionEvent<Value>>
+    {
+        uploadEventStream(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
+    }
+
     private func downloadRecipe(_ endpoint: Endpoint, to destination: URL, resumingFrom partialFile: URL?)
         -> ExecutionRecipe
     {
         ExecutionRecipe(
             client: self, endpoint: endpoint,
             kind: .download(DownloadPlan(destination: destination, resumingFrom: partialFile)))
-    }
-
-    /// The upload of `endpoint`'s body, decoding the response as `Value` (see
-    /// `uploadExecution(_:serializer:)`).
-    public func uploadExecution<Value: Decodable>(_ endpoint: Endpoint, as type: Value.Type = Value.self)
-        -> Observable<ExecutionEvent<Value>>
-    {
-        uploadExecution(endpoint, serializer: decodableSerializer(for: endpoint, as: type))
     }
 
     // MARK: Callbacks

@@ -4,8 +4,8 @@ import Rx
 
 /// `client.rx.events`: everything an execution does, as it happens: `requestPrepared`,
 /// `requestSent`, `responseReceived`, `retrying` and each `value` (see `ExecutionEvent`).
-/// This is `Client.execution(_:serializer:)` itself, delivered as `execute` is: for
-/// progress indicators, logging, or tests that check what was sent.
+/// The execution's own stream of events, delivered as `execute` is: for progress
+/// indicators, logging, or tests that check what was sent.
 ///
 /// ```swift
 /// client.rx.events(APIEndpoint.readAllUsers, type: [User].self)
@@ -25,7 +25,7 @@ extension Reactive where Base: Client {
     public func events<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
     ) -> Observable<ExecutionEvent<Value>> {
-        delivered(base.execution(endpoint, as: type), queue: queue)
+        delivered(base.eventStream(endpoint, as: type), queue: queue)
     }
 
     /// The events of executing a typed endpoint, decoding values as its `Response`.
@@ -50,6 +50,6 @@ extension Reactive where Base: Client {
     public func events<Serializer: ResponseSerializer>(
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Observable<ExecutionEvent<Serializer.SerializedObject>> {
-        delivered(base.execution(endpoint, serializer: serializer), queue: queue)
+        delivered(base.eventStream(endpoint, serializer: serializer), queue: queue)
     }
 }

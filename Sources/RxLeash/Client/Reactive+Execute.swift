@@ -5,7 +5,7 @@ import Rx
 /// `client.rx.execute`: an execution's values as an `Observable`.
 ///
 /// Every form here is cold: each subscription executes the endpoint anew, through the one
-/// pipeline (`Client.responses(_:serializer:)`), and disposing cancels whatever is in
+/// pipeline (the execution's own stream of values), and disposing cancels whatever is in
 /// flight (the URLSession task, a pending retry, an interceptor's timer). It emits each
 /// value (two for a cache answering before the network) and completes after the last;
 /// it fails with the `LeashError` that ends the execution, or with an interceptor's own
@@ -62,20 +62,5 @@ extension Reactive where Base: Client {
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Observable<Serializer.SerializedObject> {
         delivered(base.bareValues(endpoint, serializer: serializer), queue: queue)
-    }
-
-    /// Executes `endpoint` and emits its values with their details: Leash's form,
-    /// `execute(endpoint, type: ReactiveResponse<User>.self)`. Same as
-    /// `response(_:type:queue:)`.
-    ///
-    /// - Parameters:
-    ///   - endpoint: What to execute.
-    ///   - type: `ReactiveResponse<Value>.self`, where the body decodes to `Value`.
-    ///   - queue: Where to deliver the events (default: see above).
-    /// - Returns: A cold observable of the values and their details.
-    public func execute<Value: Decodable>(
-        _ endpoint: Endpoint, type: ReactiveResponse<Value>.Type, queue: DispatchQueue? = nil
-    ) -> Observable<ReactiveResponse<Value>> {
-        response(endpoint, type: Value.self, queue: queue)
     }
 }

@@ -2,9 +2,13 @@ import Dispatch
 import Leash
 import Rx
 
-/// `client.rx.response`: an execution's values with where each came from (the network
-/// or an interceptor, such as a cache) and the status code, headers and body of the
-/// network response. Cold, cancelled by disposing, delivered as `execute` is.
+/// `client.rx.response`: an execution's values, each as a `ResponseValue`: the value with
+/// where it came from (the network or an interceptor, such as a cache) and the status
+/// code, headers and body of the network response. Cold, cancelled by disposing,
+/// delivered as `execute` is.
+///
+/// For the last value alone with its details, as a `Single`:
+/// `client.rx.response(…).takeLast(1).asSingle()`.
 ///
 /// ```swift
 /// client.rx.response(APIEndpoint.readAllUsers, type: [User].self)
@@ -23,8 +27,8 @@ extension Reactive where Base: Client {
     /// - Returns: A cold observable of the values and their details.
     public func response<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
-    ) -> Observable<ReactiveResponse<Value>> {
-        delivered(ExecutionStreams.responses(of: base.responses(endpoint, as: type)), queue: queue)
+    ) -> Observable<ResponseValue<Value>> {
+        delivered(ExecutionStreams.responses(of: base.responseStream(endpoint, as: type)), queue: queue)
     }
 
     /// Executes a typed endpoint and emits its values, decoded as the endpoint's
@@ -35,7 +39,7 @@ extension Reactive where Base: Client {
     ///   - queue: Where to deliver the events (default: as `execute`).
     /// - Returns: A cold observable of the values and their details.
     public func response<Typed: TypedEndpoint>(_ endpoint: Typed, queue: DispatchQueue? = nil)
-        -> Observable<ReactiveResponse<Typed.Response>>
+        -> Observable<ResponseValue<Typed.Response>>
     {
         response(endpoint as Endpoint, type: Typed.Response.self, queue: queue)
     }
@@ -50,7 +54,7 @@ extension Reactive where Base: Client {
     /// - Returns: A cold observable of the values and their details.
     public func response<Serializer: ResponseSerializer>(
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
-    ) -> Observable<ReactiveResponse<Serializer.SerializedObject>> {
-        delivered(ExecutionStreams.responses(of: base.responses(endpoint, serializer: serializer)), queue: queue)
+    ) -> Observable<ResponseValue<Serializer.SerializedObject>> {
+        delivered(ExecutionStreams.responses(of: base.responseStream(endpoint, serializer: serializer)), queue: queue)
     }
 }

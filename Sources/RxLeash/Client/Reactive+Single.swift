@@ -27,7 +27,7 @@ extension Reactive where Base: Client {
     public func single<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
     ) -> Single<Value> {
-        delivered(ExecutionStreams.lastValue(of: base.responses(endpoint, as: type)), queue: queue)
+        delivered(ExecutionStreams.lastValue(of: base.responseStream(endpoint, as: type)), queue: queue)
     }
 
     /// Executes a typed endpoint and succeeds with its last value, decoded as the
@@ -51,48 +51,7 @@ extension Reactive where Base: Client {
     public func single<Serializer: ResponseSerializer>(
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Single<Serializer.SerializedObject> {
-        let events = base.responses(endpoint, serializer: serializer)
+        let events = base.responseStream(endpoint, serializer: serializer)
         return delivered(ExecutionStreams.lastValue(of: events), queue: queue)
-    }
-
-    /// Executes `endpoint` and succeeds with its last value, decoded as `Value`, and its
-    /// details.
-    ///
-    /// - Parameters:
-    ///   - endpoint: What to execute.
-    ///   - type: The type the body decodes to; inferred from the context when omitted.
-    ///   - queue: Where to deliver the outcome (default: as `execute`).
-    /// - Returns: A cold single of the value and its details.
-    public func singleResponse<Value: Decodable>(
-        _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
-    ) -> Single<ReactiveResponse<Value>> {
-        delivered(ExecutionStreams.lastResponse(of: base.responses(endpoint, as: type)), queue: queue)
-    }
-
-    /// Executes a typed endpoint and succeeds with its last value and its details.
-    ///
-    /// - Parameters:
-    ///   - endpoint: What to execute.
-    ///   - queue: Where to deliver the outcome (default: as `execute`).
-    /// - Returns: A cold single of the value and its details.
-    public func singleResponse<Typed: TypedEndpoint>(_ endpoint: Typed, queue: DispatchQueue? = nil)
-        -> Single<ReactiveResponse<Typed.Response>>
-    {
-        singleResponse(endpoint as Endpoint, type: Typed.Response.self, queue: queue)
-    }
-
-    /// Executes `endpoint` and succeeds with its last value as `serializer` makes it, and
-    /// its details.
-    ///
-    /// - Parameters:
-    ///   - endpoint: What to execute.
-    ///   - serializer: Turns the response into a value.
-    ///   - queue: Where to deliver the outcome (default: as `execute`).
-    /// - Returns: A cold single of the value and its details.
-    public func singleResponse<Serializer: ResponseSerializer>(
-        _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
-    ) -> Single<ReactiveResponse<Serializer.SerializedObject>> {
-        let events = base.responses(endpoint, serializer: serializer)
-        return delivered(ExecutionStreams.lastResponse(of: events), queue: queue)
     }
 }

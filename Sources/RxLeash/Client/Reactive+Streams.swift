@@ -25,20 +25,19 @@ import Rx
 /// ```
 extension Reactive where Base: Client {
     /// The body of `endpoint`'s response, chunk by chunk as it arrives; completes when
-    /// the body ends. See `Client.streamExecution(_:)`.
+    /// the body ends. (`Client.stream(_:)` is the same for `for try await`.)
     public func stream(_ endpoint: Endpoint, queue: DispatchQueue? = nil) -> Observable<Data> {
-        delivered(base.streamExecution(endpoint), queue: queue)
+        delivered(base.chunkStream(endpoint), queue: queue)
     }
 
     /// The body of `endpoint`'s response as newline-delimited JSON: one `Line` per line,
     /// as soon as the line is complete (`as: String.self` for the raw lines). See
-    /// `Client.linesExecution(_:as:maximumLineLength:)` for line ends, blank lines and
-    /// errors.
+    /// `Client.lines(_:as:maximumLineLength:)` for line ends, blank lines and errors.
     public func lines<Line: Decodable>(
         _ endpoint: Endpoint, as type: Line.Type = Line.self,
         maximumLineLength: Int = StreamLimits.maximumLineLength, queue: DispatchQueue? = nil
     ) -> Observable<Line> {
-        delivered(base.linesExecution(endpoint, as: type, maximumLineLength: maximumLineLength), queue: queue)
+        delivered(base.lineStream(endpoint, as: type, maximumLineLength: maximumLineLength), queue: queue)
     }
 
     /// The Server-Sent Events of `endpoint`, each as soon as it is complete.
@@ -52,8 +51,8 @@ extension Reactive where Base: Client {
     ///   - reconnectionDelay: Seconds to wait before connecting again, until the server
     ///     sets its own.
     ///   - queue: Where to deliver the events (default: as `execute`).
-    /// - Returns: A cold observable of the events. See
-    ///   `Client.serverSentEventsExecution(_:options:)`.
+    /// - Returns: A cold observable of the events. See `Client.serverSentEvents(_:options:)`
+    ///   for the request, the responses accepted and reconnecting.
     public func serverSentEvents(
         _ endpoint: Endpoint, reconnecting: Bool = false, reconnectionDelay: TimeInterval = 3,
         queue: DispatchQueue? = nil
@@ -69,7 +68,7 @@ extension Reactive where Base: Client {
     public func serverSentEvents(
         _ endpoint: Endpoint, options: ServerSentEventOptions, queue: DispatchQueue? = nil
     ) -> Observable<ServerSentEvent> {
-        delivered(base.serverSentEventsExecution(endpoint, options: options), queue: queue)
+        delivered(base.serverSentEventStream(endpoint, options: options), queue: queue)
     }
 
     /// The Server-Sent Events of `endpoint`, each event's `data` decoded from JSON as
@@ -78,10 +77,17 @@ extension Reactive where Base: Client {
         _ endpoint: Endpoint, decoding type: Value.Type, reconnecting: Bool = false,
         reconnectionDelay: TimeInterval = 3, queue: DispatchQueue? = nil
     ) -> Observable<Value> {
-        delivered(
-            base.serverSentEventsExecution(
-                endpoint, decoding: type,
-                options: ServerSentEventOptions(reconnecting: reconnecting, reconnectionDelay: reconnectionDelay)),
+        serverSentEvents(
+            endpoint, decoding: type,
+            options: ServerSentEventOptions(reconnecting: reconnecting, reconnectionDelay: reconnectionDelay),
             queue: queue)
+    }
+
+    /// The Server-Sent Events of `endpoint`, each event's `data` decoded from JSON as
+    /// `Value`, with all the options (a last event ID to start from, the longest line).
+    public func serverSentEvents<Value: Decodable>(
+        _ endpoint: Endpoint, decoding type: Value.Type, options: ServerSentEventOptions, queue: DispatchQueue? = nil
+    ) -> Observable<Value> {
+        delivered(base.serverSentEventStream(endpoint, decoding: type, options: options), queue: queue)
     }
 }

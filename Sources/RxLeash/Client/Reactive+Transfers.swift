@@ -35,7 +35,7 @@ extension Reactive where Base: Client {
     public func upload<Value: Decodable>(
         _ endpoint: Endpoint, type: Value.Type = Value.self, queue: DispatchQueue? = nil
     ) -> Observable<Transfer<Value>> {
-        delivered(TransferElements.of(base.uploadExecution(endpoint, as: type), uploads: true), queue: queue)
+        delivered(TransferElements.of(base.uploadEventStream(endpoint, as: type), uploads: true), queue: queue)
     }
 
     /// Uploads `endpoint`'s body, emitting its progress and then the response as
@@ -44,7 +44,7 @@ extension Reactive where Base: Client {
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil
     ) -> Observable<Transfer<Serializer.SerializedObject>> {
         delivered(
-            TransferElements.of(base.uploadExecution(endpoint, serializer: serializer), uploads: true), queue: queue)
+            TransferElements.of(base.uploadEventStream(endpoint, serializer: serializer), uploads: true), queue: queue)
     }
 
     /// Downloads `endpoint` to `destination`, emitting the progress of the body as it
@@ -63,7 +63,7 @@ extension Reactive where Base: Client {
     ) -> Observable<Transfer<URL>> {
         delivered(
             TransferElements.of(
-                base.downloadExecution(endpoint, to: destination, resumingFrom: partialFile), uploads: false),
+                base.downloadEventStream(endpoint, to: destination, resumingFrom: partialFile), uploads: false),
             queue: queue)
     }
 }

@@ -2,16 +2,16 @@ import Dispatch
 import Leash
 import Rx
 
-/// The shapes `client.rx` gives an execution's values (`Client.responses`, the pipeline's
-/// values-only stream): each is one operator over that stream, so that `client.rx` adds
-/// no pipeline of its own. (The values alone come from `Client.bareValues`, which
-/// unwraps them without an operator.)
+/// The shapes `client.rx` gives an execution's values (`Client.responseStream`, the
+/// pipeline's values-only stream): each is one operator over that stream, so that
+/// `client.rx` adds no pipeline of its own. (The values alone come from
+/// `Client.bareValues`, which unwraps them without an operator.)
 enum ExecutionStreams {
     /// The values with their details.
-    static func responses<Value>(of responses: Observable<Response<Value>>) -> Observable<ReactiveResponse<Value>> {
+    static func responses<Value>(of responses: Observable<Response<Value>>) -> Observable<ResponseValue<Value>> {
         responses.map { response in
             switch response {
-            case .success(let value, let extra): return ReactiveResponse(value: value, extra: .of(extra))
+            case .success(let value, let extra): return ResponseValue(value: value, extra: .of(extra))
             case .failure(let error): throw error
             }
         }
@@ -26,9 +26,10 @@ enum ExecutionStreams {
         last(of: responses) { value, _ in value }
     }
 
-    /// The last value and its details, once the execution completes.
-    static func lastResponse<Value>(of responses: Observable<Response<Value>>) -> Single<ReactiveResponse<Value>> {
-        last(of: responses) { value, extra in ReactiveResponse(value: value, extra: extra) }
+    /// The last value and its details, once the execution completes (for the deprecated
+    /// `singleResponse`).
+    static func lastResponse<Value>(of responses: Observable<Response<Value>>) -> Single<ResponseValue<Value>> {
+        last(of: responses) { value, extra in ResponseValue(value: value, extra: extra) }
     }
 
     /// The last value, made into `Output` by `transform`, once the execution completes.

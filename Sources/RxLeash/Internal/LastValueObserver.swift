@@ -27,7 +27,7 @@ final class LastValueObserver<Value, Output>: ObserverType, @unchecked Sendable 
         case .next(.success(let value, let extra)):
             last = transform(value, ResponseExtra.of(extra))
         case .next(.failure(let error)):
-            // Not emitted by `Client.responses` (it fails the stream instead); handled alike.
+            // Not emitted by `Client.responseStream` (it fails the stream instead); handled alike.
             last = nil
             observer(.failure(error))
         case .error(let error):

@@ -31,15 +31,15 @@ import Rx
 ///
 /// ```swift
 /// let refresher = TokenRefresher(authenticator: authenticator) {
-///     tokenClient.execution(TokenEndpoint.refresh, as: Token.self)
-///         .compactMap(\.value)
-///         .do(onNext: { authenticator.accessToken = $0.accessToken })
+///     tokenClient.rx.single(TokenEndpoint.refresh, type: Token.self)
+///         .do(onSuccess: { authenticator.accessToken = $0.accessToken })
 ///         .asCompletable()
 /// }
 /// let manager = try Manager.Builder().url(baseURL).refreshing(with: refresher).build()
 /// ```
 ///
-/// or on one stream with `retryingOnUnauthorized(_:)`.
+/// A completion interceptor of your own can share the same refresh through
+/// `refreshIfNeeded(rejected:)`.
 ///
 /// The refresh is shared, not owned by its waiters: once started it runs to its end even
 /// if every execution waiting for it is disposed (a disposed waiter simply stops
@@ -122,7 +122,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
     /// refresh fails or the limit is reached. Lazy: decides when subscribed.
     ///
     /// For interceptors of your own (such as a completion interceptor that calls
-    /// `chain.retry()` once this completes); the manager setup and the operator use it.
+    /// `chain.retry()` once this completes); the manager setup uses it too.
     ///
     /// - Parameter credential: The value of the authenticator's header in the rejected
     ///   request (`nil` if it had none).
@@ -160,7 +160,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
         return inFlight.completion
     }
 
-    // MARK: Internals shared by the manager setup and the operator
+    // MARK: Internals shared by the manager setup and the deprecated operator
 
     /// Whether `endpoint` is left alone.
     func excludes(_ endpoint: Endpoint) -> Bool {

@@ -56,7 +56,7 @@ final class CancelAllTests: LoopbackIntegrationCase {
             .subscribe(onError: { self.record("values with a timeout", $0, timed) })
             .disposed(by: disposeBag)
         let events = ended("events")
-        client.execution(SpecEndpoint("/hang"), serializer: DataResponseSerializer())
+        client.eventStream(SpecEndpoint("/hang"), serializer: DataResponseSerializer())
             .subscribe(onError: { self.record("events", $0, events) })
             .disposed(by: disposeBag)
         // The callback form.
@@ -79,7 +79,7 @@ final class CancelAllTests: LoopbackIntegrationCase {
             self.record("upload", response.error, upload)
         }
         let stream = ended("stream")
-        client.streamExecution(SpecEndpoint("/hang"))
+        client.chunkStream(SpecEndpoint("/hang"))
             .subscribe(onError: { self.record("stream", $0, stream) })
             .disposed(by: disposeBag)
 
@@ -172,7 +172,7 @@ final class CancelAllTests: LoopbackIntegrationCase {
         let client = Client(
             manager: try Manager.Builder().url("https://api.example.com").transport(stub).scheduler(scheduler).build())
         let observer = scheduler.createObserver(String.self)
-        let subscription = client.serverSentEventsExecution(
+        let subscription = client.serverSentEventStream(
             SpecEndpoint("/feed"), options: ServerSentEventOptions(reconnecting: true, reconnectionDelay: 3)
         )
         .map(\.data)

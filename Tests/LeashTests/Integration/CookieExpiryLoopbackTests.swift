@@ -63,7 +63,7 @@ final class CookieExpiryLoopbackTests: LoopbackIntegrationCase {
     {
         let destination = folder.appendingPathComponent("\(UUID().uuidString).json")
         let endpoint = SpecEndpoint(path, parameters: parameters.isEmpty ? nil : parameters)
-        let events = try client.downloadExecution(endpoint, to: destination).toBlocking(timeout: 10).toArray()
+        let events = try client.downloadEventStream(endpoint, to: destination).toBlocking(timeout: 10).toArray()
         XCTAssertEqual(events.compactMap(\.value), [destination])
         let data = try Data(contentsOf: destination)
         return try JSONDecoder().decode(LoopbackServer.ReceivedCookies.self, from: data).cookies
@@ -164,7 +164,7 @@ final class CookieExpiryLoopbackTests: LoopbackIntegrationCase {
             response: LoopbackResponse(headers: ["Set-Cookie": "n=; Max-Age=0"], body: Data("{}".utf8)))
         XCTAssertEqual(try cookiesSent(to: "/cookies/set", ["n": "1", "m": "2"]), ["n": "1", "m": "2"])
         let destination = folder.appendingPathComponent("forget.json")
-        let events = try client.downloadExecution(SpecEndpoint("/forget"), to: destination).toBlocking(timeout: 10)
+        let events = try client.downloadEventStream(SpecEndpoint("/forget"), to: destination).toBlocking(timeout: 10)
             .toArray()
         XCTAssertEqual(events.compactMap(\.value), [destination])
         XCTAssertEqual(try cookiesSent(), ["m": "2"])

@@ -30,7 +30,7 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
     func testDownload_writesTheBodyToTheDestination_withProgressEndingAtEveryByte() throws {
         let before = transferFiles()
         let client = try makeClient()
-        let events = try client.downloadExecution(SpecEndpoint("/large/3000000"), to: destination)
+        let events = try client.downloadEventStream(SpecEndpoint("/large/3000000"), to: destination)
             .toBlocking(timeout: 20).toArray()
 
         XCTAssertEqual(events.compactMap(\.value), [destination])
@@ -54,7 +54,8 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
             at: destination.deletingLastPathComponent(), withIntermediateDirectories: true)
         try Data("old".utf8).write(to: destination)
         let client = try makeClient()
-        _ = try client.downloadExecution(SpecEndpoint("/large/1000"), to: destination).toBlocking(timeout: 10).toArray()
+        _ = try client.downloadEventStream(SpecEndpoint("/large/1000"), to: destination).toBlocking(timeout: 10)
+            .toArray()
         XCTAssertEqual(try Data(contentsOf: destination), pattern(1000))
     }
 
@@ -63,7 +64,7 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
         server.route("GET", "/missing", response: LoopbackResponse.json(Data(#"{"error":"gone"}"#.utf8), status: 404))
         let client = try makeClient()
         XCTAssertThrowsError(
-            try client.downloadExecution(SpecEndpoint("/missing"), to: destination).toBlocking(timeout: 10).toArray()
+            try client.downloadEventStream(SpecEndpoint("/missing"), to: destination).toBlocking(timeout: 10).toArray()
         ) { error in
             guard case .unacceptableStatusCode(let failure)? = error as? LeashError else { return XCTFail("\(error)") }
             XCTAssertEqual(failure.statusCode, 404)
@@ -71,7 +72,7 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
         }
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))
         XCTAssertEqual(transferFiles(), before)
-        let events = try client.downloadExecution(SpecEndpoint("/missing"), to: destination).materialize()
+        let events = try client.downloadEventStream(SpecEndpoint("/missing"), to: destination).materialize()
             .toBlocking(timeout: 10).toArray()
         XCTAssertFalse(
             events.contains { $0.element?.transferProgress != nil }, "no progress for the error page: \(events)")
@@ -82,7 +83,7 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
         server.route("GET", "/slow", response: LoopbackResponse.hang)
         let client = try makeClient()
         let started = expectation(description: "the request reached the transport")
-        let subscription = client.downloadExecution(SpecEndpoint("/slow"), to: destination)
+        let subscription = client.downloadEventStream(SpecEndpoint("/slow"), to: destination)
             .subscribe(onNext: { event in
                 if case .requestSent = event { started.fulfill() }
             })
@@ -101,7 +102,7 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
         try Data("x".utf8).write(to: blocker)
         let client = try makeClient()
         XCTAssertThrowsError(
-            try client.downloadExecution(SpecEndpoint("/large/5000"), to: blocker.appendingPathComponent("file.bin"))
+            try client.downloadEventStream(SpecEndpoint("/large/5000"), to: blocker.appendingPathComponent("file.bin"))
                 .toBlocking(timeout: 10).toArray()
         ) { error in
             guard case .fileAccess(_, let url, let underlying)? = error as? LeashError else {
@@ -122,7 +123,7 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
         server.route(LoopbackServer.Route.ranged("/file", body: body))
         let client = try makeClient()
 
-        let events = try client.downloadExecution(SpecEndpoint("/file"), to: destination, resumingFrom: partial)
+        let events = try client.downloadEventStream(SpecEndpoint("/file"), to: destination, resumingFrom: partial)
             .toBlocking(timeout: 10).toArray()
 
         XCTAssertEqual(try Data(contentsOf: destination), body)
@@ -147,7 +148,7 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
         server.route("GET", "/file", response: LoopbackResponse(body: body))
         let client = try makeClient()
 
-        _ = try client.downloadExecution(SpecEndpoint("/file"), to: destination, resumingFrom: partial)
+        _ = try client.downloadEventStream(SpecEndpoint("/file"), to: destination, resumingFrom: partial)
             .toBlocking(timeout: 10).toArray()
 
         XCTAssertEqual(try Data(contentsOf: destination), body, "the 200 replaced the partial bytes")
@@ -158,7 +159,7 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
         server.route(LoopbackServer.Route.ranged("/flaky", body: body, dropFirstAfter: 64_000))
         let client = try makeClient { $0.add(interceptor: RetryOnTransportFailure()) }
 
-        let events = try client.downloadExecution(SpecEndpoint("/flaky"), to: destination).toBlocking(timeout: 10)
+        let events = try client.downloadEventStream(SpecEndpoint("/flaky"), to: destination).toBlocking(timeout: 10)
             .toArray()
 
         XCTAssertEqual(try Data(contentsOf: destination), body)

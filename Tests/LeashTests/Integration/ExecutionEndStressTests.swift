@@ -77,7 +77,7 @@ final class ExecutionEndStressTests: LoopbackIntegrationCase {
                         continue
                     }
                     if index % 2 == 0 {
-                        let subscription = client.execution(endpoint, serializer: serializer)
+                        let subscription = client.eventStream(endpoint, serializer: serializer)
                             .subscribe(onError: { _ in leave(index) }, onCompleted: { leave(index) })
                         _ = subscriptions.insert(subscription)
                     } else {

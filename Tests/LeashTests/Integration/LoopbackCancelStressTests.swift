@@ -187,7 +187,7 @@ final class LoopbackCancelStressTests: LoopbackIntegrationCase {
             for index in 0..<count {
                 slots.wait()
                 let start = Date()
-                let subscription = client.execution(endpoint, serializer: DataResponseSerializer()).subscribe(
+                let subscription = client.eventStream(endpoint, serializer: DataResponseSerializer()).subscribe(
                     onNext: { event in if event.value != nil { log.value(index) } },
                     onError: { error in release(log.failed(index, error)) },
                     onCompleted: { release(log.completed(index, after: Date().timeIntervalSince(start))) })

@@ -100,7 +100,7 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
     func testDispose_executionOnHang_closesTheConnection() throws {
         let client = try makeClient()
         let events = SpecLocked<[String]>([])
-        let subscription = client.execution(SpecEndpoint("/hang"), serializer: DataResponseSerializer())
+        let subscription = client.eventStream(SpecEndpoint("/hang"), serializer: DataResponseSerializer())
             .subscribe(
                 onNext: { event in events.withLock { $0.append("\(event)") } },
                 onError: { error in events.withLock { $0.append("error \(error)") } },
@@ -179,7 +179,7 @@ final class LoopbackCancellationTests: LoopbackIntegrationCase {
         let arrived = expectation(description: "held by the interceptor")
         let gate = GateInterceptor(arrived: arrived)
         let client = try makeClient { $0.add(interceptor: gate) }
-        let subscription = client.execution(SpecEndpoint("/json"), serializer: DataResponseSerializer()).subscribe()
+        let subscription = client.eventStream(SpecEndpoint("/json"), serializer: DataResponseSerializer()).subscribe()
         wait(for: [arrived], timeout: 5)
         subscription.dispose()
         gate.openAll()

@@ -68,11 +68,11 @@ final class LoopbackExecutionTests: LoopbackIntegrationCase {
         XCTAssertEqual(sample.name, "Leash")
     }
 
-    func testGet_resultCallback() throws {
+    func testGet_responseCallback_itsResult() throws {
         let client = try makeClient()
         let done = expectation(description: "result")
-        client.execute(SpecEndpoint("/json")) { (result: Result<LoopbackSample, Error>) in
-            XCTAssertEqual(try? result.get().id, 1)
+        client.execute(SpecEndpoint("/json")) { (response: Response<LoopbackSample>) in
+            XCTAssertEqual(try? response.result.get().id, 1)
             done.fulfill()
         }
         wait(for: [done], timeout: 10)

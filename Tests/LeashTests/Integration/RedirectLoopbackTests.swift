@@ -232,7 +232,7 @@ final class RedirectLoopbackTests: LoopbackIntegrationCase {
         defer { try? FileManager.default.removeItem(at: file) }
         server.route("POST", "/upload", response: redirect(307, to: "/echo"))
         let endpoint = SpecEndpoint("/upload", method: .post, parameters: UploadFile(file))
-        let events = try makeClient().uploadExecution(endpoint, serializer: DecodableResponseSerializer<Echo>())
+        let events = try makeClient().uploadEventStream(endpoint, serializer: DecodableResponseSerializer<Echo>())
             .toBlocking(timeout: 10).toArray()
         guard let echo = events.lazy.compactMap(\.value).first else {
             return XCTFail("expected the echo, got \(events)")
@@ -248,7 +248,7 @@ final class RedirectLoopbackTests: LoopbackIntegrationCase {
             response: LoopbackResponse(status: 302, headers: ["Location": "/bytes/5000"], body: Data("moved".utf8)))
         let destination = FileManager.default.temporaryDirectory.appendingPathComponent("redirect-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: destination) }
-        let saved = try makeClient().downloadExecution(SpecEndpoint("/report"), to: destination)
+        let saved = try makeClient().downloadEventStream(SpecEndpoint("/report"), to: destination)
             .toBlocking(timeout: 10).toArray().lazy.compactMap(\.value).first
         XCTAssertEqual(saved, destination)
         XCTAssertEqual(try Data(contentsOf: destination).count, 5000)
@@ -258,7 +258,7 @@ final class RedirectLoopbackTests: LoopbackIntegrationCase {
 
     func testEachHop_isReportedAsASentRequest() throws {
         server.route("GET", "/old", response: redirect(301, to: "/echo"))
-        let events = try makeClient().execution(SpecEndpoint("/old"), as: Echo.self).toBlocking(timeout: 10).toArray()
+        let events = try makeClient().eventStream(SpecEndpoint("/old"), as: Echo.self).toBlocking(timeout: 10).toArray()
         let sent = events.compactMap { event -> String? in
             guard case .requestSent(let request, _) = event else { return nil }
             return request.url?.path

@@ -43,7 +43,7 @@ final class RequestLimitsLoopbackTests: LoopbackIntegrationCase {
             let errors = SpecLocked<[String]>([])
             let bag = DisposeBag()
             for index in 0..<count {
-                client.execution(
+                client.eventStream(
                     SpecEndpoint("/hang", headers: [Self.idHeader: "\(round)-\(index)"]),
                     serializer: DataResponseSerializer()
                 )
@@ -73,7 +73,7 @@ final class RequestLimitsLoopbackTests: LoopbackIntegrationCase {
         XCTAssertEqual(client.manager.maximumRequests, 3)
         let bag = DisposeBag()
         for index in 0..<5 {
-            client.execution(
+            client.eventStream(
                 SpecEndpoint("/hang", headers: [Self.idHeader: "\(index)"]), serializer: DataResponseSerializer()
             )
             .subscribe()
@@ -93,7 +93,7 @@ final class RequestLimitsLoopbackTests: LoopbackIntegrationCase {
         server.route("GET", "/hop-target", response: .json(Data("{}".utf8)))
         let client = try makeClient()
         let ended = expectation(description: "cancelled")
-        let subscription = client.execution(SpecEndpoint("/hop"), serializer: DataResponseSerializer())
+        let subscription = client.eventStream(SpecEndpoint("/hop"), serializer: DataResponseSerializer())
             .subscribe(onError: { _ in ended.fulfill() })
         waitForServer("the first hop") { $0.requestCount == 1 }
         client.manager.cancelAll()
@@ -151,7 +151,7 @@ final class RequestLimitsLoopbackTests: LoopbackIntegrationCase {
             ended.expectedFulfillmentCount = count
             let subscriptions = SpecLocked<[Int: Disposable]>([:])
             for index in 0..<count {
-                let subscription = client.execution(
+                let subscription = client.eventStream(
                     SpecEndpoint("/hang", headers: [Self.idHeader: "\(index)"]), serializer: DataResponseSerializer()
                 )
                 .subscribe(

@@ -50,7 +50,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         let received = PipelineLikeLog()
 
         let done = expectation(description: "completed")
-        let subscription = client.streamExecution(SpecEndpoint("/live")).subscribe(
+        let subscription = client.chunkStream(SpecEndpoint("/live")).subscribe(
             onNext: { chunk in
                 received.append(String(decoding: chunk, as: UTF8.self))
                 if received.count == 1 { firstArrived.signal() }
@@ -67,7 +67,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testStream_givesEveryByteInOrder() throws {
         let client = try makeClient()
 
-        let chunks = try client.streamExecution(SpecEndpoint("/stream/chunks?count=40&size=1000"))
+        let chunks = try client.chunkStream(SpecEndpoint("/stream/chunks?count=40&size=1000"))
             .toBlocking(timeout: 10).toArray()
 
         XCTAssertEqual(chunks.reduce(Data(), +), LoopbackServer.patternBytes(in: 0..<40_000))
@@ -83,7 +83,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         let client = try makeClient()
 
         for round in 0..<200 {
-            let lines = try client.linesExecution(SpecEndpoint("/small"), as: String.self).toBlocking(timeout: 10)
+            let lines = try client.lineStream(SpecEndpoint("/small"), as: String.self).toBlocking(timeout: 10)
                 .toArray()
             XCTAssertEqual(lines, ["hi"], "round \(round)")
             if lines != ["hi"] { break }
@@ -93,7 +93,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testStream_disposing_closesTheConnection_andTheServerSeesIt() throws {
         let client = try makeClient()
 
-        let chunks = try client.streamExecution(SpecEndpoint("/stream/chunks?count=0&forever=1&size=100&interval=5"))
+        let chunks = try client.chunkStream(SpecEndpoint("/stream/chunks?count=0&forever=1&size=100&interval=5"))
             .take(3).toBlocking(timeout: 10).toArray()
 
         XCTAssertEqual(chunks.count, 3)
@@ -104,7 +104,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         let client = try makeClient { $0.timeout(1) }
         let started = Date()
 
-        let result = client.streamExecution(SpecEndpoint("/stream/chunks?count=3&size=10&interval=4000"))
+        let result = client.chunkStream(SpecEndpoint("/stream/chunks?count=3&size=10&interval=4000"))
             .toBlocking(timeout: 10).materialize()
 
         guard case .failed(let elements, let error) = result else { return XCTFail("expected a failure") }
@@ -129,7 +129,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         var error: Swift.Error? { lock.withLock { failure } }
 
         func subscribe(_ client: Client) -> Disposable {
-            client.streamExecution(SpecEndpoint("/stream/chunks?count=0&forever=1&size=65536")).subscribe(
+            client.chunkStream(SpecEndpoint("/stream/chunks?count=0&forever=1&size=65536")).subscribe(
                 onNext: { [self] _ in
                     let first = lock.withLock { () -> Bool in
                         chunks += 1
@@ -230,7 +230,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testLines_decodesNDJSON_splitAcrossChunks_withCRLF() throws {
         let client = try makeClient()
 
-        let lines = try client.linesExecution(SpecEndpoint("/ndjson?count=50&split=1&crlf=1"), as: Item.self)
+        let lines = try client.lineStream(SpecEndpoint("/ndjson?count=50&split=1&crlf=1"), as: Item.self)
             .toBlocking(timeout: 10).toArray()
 
         XCTAssertEqual(lines, items(0..<50))
@@ -239,7 +239,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testLines_cutMidLine_deliversTheCompleteLines_thenTheTransportError() throws {
         let client = try makeClient()
 
-        let result = client.linesExecution(SpecEndpoint("/ndjson?count=10&dropAfter=3"), as: Item.self)
+        let result = client.lineStream(SpecEndpoint("/ndjson?count=10&dropAfter=3"), as: Item.self)
             .toBlocking(timeout: 10).materialize()
 
         guard case .failed(let lines, let error) = result else { return XCTFail("expected a failure") }
@@ -250,7 +250,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testLines_aBadLine_failsWithItsNumber_afterTheGoodOnes() throws {
         let client = try makeClient()
 
-        let result = client.linesExecution(SpecEndpoint("/ndjson?count=5&bad=2"), as: Item.self)
+        let result = client.lineStream(SpecEndpoint("/ndjson?count=5&bad=2"), as: Item.self)
             .toBlocking(timeout: 10).materialize()
 
         guard case .failed(let lines, let error) = result else { return XCTFail("expected a failure") }
@@ -264,7 +264,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         try skipIfSuspendingHoldsBack()
         let client = try makeClient()
 
-        let result = client.linesExecution(
+        let result = client.lineStream(
             SpecEndpoint("/ndjson/endless"), as: String.self, maximumLineLength: 1 << 20
         ).toBlocking(timeout: 10).materialize()
 
@@ -280,7 +280,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testServerSentEvents_reconnect_continuingAfterTheLastEventID() throws {
         let client = try makeClient()
 
-        let events = try client.serverSentEventsExecution(
+        let events = try client.serverSentEventStream(
             SpecEndpoint("/sse?count=3&retry=50&comments=1&multiline=1"),
             options: ServerSentEventOptions(reconnecting: true)
         ).take(7).toBlocking(timeout: 10).toArray()
@@ -295,7 +295,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testServerSentEvents_204_endsTheReconnections() throws {
         let client = try makeClient()
 
-        let events = try client.serverSentEventsExecution(
+        let events = try client.serverSentEventStream(
             SpecEndpoint("/sse?count=2&retry=20&endAt=4"), decoding: Tick.self,
             options: ServerSentEventOptions(reconnecting: true)
         ).toBlocking(timeout: 10).toArray()
@@ -307,7 +307,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testServerSentEvents_anotherContentType_isATypedError() throws {
         let client = try makeClient()
 
-        let result = client.serverSentEventsExecution(SpecEndpoint("/sse?contentType=application/json"))
+        let result = client.serverSentEventStream(SpecEndpoint("/sse?contentType=application/json"))
             .toBlocking(timeout: 10).materialize()
 
         guard case .failed(_, let error) = result, case .invalidResponse(let reason)? = error as? LeashError else {
@@ -319,7 +319,7 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
     func testServerSentEvents_cutMidEvent_withoutReconnecting_failsAfterTheCompleteOnes() throws {
         let client = try makeClient()
 
-        let result = client.serverSentEventsExecution(SpecEndpoint("/sse?count=5&dropAfter=2"))
+        let result = client.serverSentEventStream(SpecEndpoint("/sse?count=5&dropAfter=2"))
             .toBlocking(timeout: 10).materialize()
 
         guard case .failed(let events, let error) = result else { return XCTFail("expected a failure") }

@@ -24,7 +24,7 @@ final class TransferFaultTests: LoopbackIntegrationCase {
     private var destination: URL { folder.appendingPathComponent("file.bin") }
 
     private func download(_ client: Client, _ path: String) throws -> [ExecutionEvent<URL>] {
-        try client.downloadExecution(SpecEndpoint(path), to: destination).toBlocking(timeout: 20).toArray()
+        try client.downloadEventStream(SpecEndpoint(path), to: destination).toBlocking(timeout: 20).toArray()
     }
 
     func testBodyShorterThanItsContentLength_failsInTransport_andLeavesNoFile() throws {
@@ -63,7 +63,7 @@ final class TransferFaultTests: LoopbackIntegrationCase {
         let client = try makeClient()
         for _ in 0..<20 {
             XCTAssertThrowsError(
-                try client.uploadExecution(
+                try client.uploadEventStream(
                     SpecEndpoint("/drops", method: .post, parameters: UploadFile(upload)),
                     serializer: DataResponseSerializer()
                 ).toBlocking(timeout: 20).toArray()
@@ -96,7 +96,7 @@ final class TransferFaultTests: LoopbackIntegrationCase {
         form.append("v", name: "a\"b\r\nX-Injected: yes")
         form.append(Data("file".utf8), name: "doc", fileName: "ünï\"code\r\n.txt", mimeType: "text/plain")
         let client = try makeClient()
-        let answer = try client.uploadExecution(
+        let answer = try client.uploadEventStream(
             SpecEndpoint("/multipart", method: .post, parameters: form), as: LoopbackServer.ReceivedMultipart.self
         ).toBlocking(timeout: 10).toArray().compactMap(\.value).last
         let parts = try XCTUnwrap(answer).parts

@@ -33,7 +33,7 @@ final class TransferStressTests: LoopbackIntegrationCase {
                     finished.fulfill()
                 }
             }
-            let subscription = client.downloadExecution(
+            let subscription = client.downloadEventStream(
                 SpecEndpoint("/bytes/\(100_000 + index * 1000)?chunk=16384&interval=1"), to: destination
             )
             .subscribe(onError: { _ in end() }, onCompleted: { end() })

@@ -35,9 +35,9 @@ final class TransportMetricsTests: LoopbackIntegrationCase {
         }
         // Cancelled while waiting, and disposed before the task could start.
         for _ in 0..<20 {
-            client.execution(SpecEndpoint("/slow"), serializer: DataResponseSerializer()).subscribe().dispose()
+            client.eventStream(SpecEndpoint("/slow"), serializer: DataResponseSerializer()).subscribe().dispose()
         }
-        let started = client.execution(SpecEndpoint("/slow"), serializer: DataResponseSerializer()).subscribe()
+        let started = client.eventStream(SpecEndpoint("/slow"), serializer: DataResponseSerializer()).subscribe()
         waitForServer("the slow request arrived") { $0.requestCount >= 21 }
         started.dispose()
         let deadline = Date(timeIntervalSinceNow: 5)

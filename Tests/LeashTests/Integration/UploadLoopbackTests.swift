@@ -33,7 +33,7 @@ final class UploadLoopbackTests: LoopbackIntegrationCase {
 
     private func upload(_ client: Client, _ endpoint: Endpoint) throws -> [ExecutionEvent<LoopbackServer.EchoedRequest>]
     {
-        try client.uploadExecution(endpoint, as: LoopbackServer.EchoedRequest.self).toBlocking(timeout: 20).toArray()
+        try client.uploadEventStream(endpoint, as: LoopbackServer.EchoedRequest.self).toBlocking(timeout: 20).toArray()
     }
 
     private func uploadProgress<Value>(_ events: [ExecutionEvent<Value>]) -> [TransferProgress] {
@@ -120,7 +120,7 @@ final class UploadLoopbackTests: LoopbackIntegrationCase {
             })
         let client = try makeClient { $0.add(interceptor: RetryOnceOn401()) }
 
-        _ = try client.uploadExecution(
+        _ = try client.uploadEventStream(
             SpecEndpoint("/guarded", method: .post, parameters: UploadFile(url)), serializer: DataResponseSerializer()
         ).toBlocking(timeout: 20).toArray()
 

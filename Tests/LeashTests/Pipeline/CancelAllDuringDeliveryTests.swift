@@ -49,7 +49,7 @@ final class CancelAllDuringDeliveryTests: VirtualTimeTestCase {
             return client.bareValues(endpoint, serializer: serializer)
                 .subscribe(onNext: onNext, onError: onError, onCompleted: onCompleted)
         case .events:
-            return client.execution(endpoint, serializer: serializer)
+            return client.eventStream(endpoint, serializer: serializer)
                 .compactMap(\.value)
                 .subscribe(onNext: onNext, onError: onError, onCompleted: onCompleted)
         case .callback:

@@ -47,7 +47,7 @@ final class ExecutionEndObserverTests: VirtualTimeTestCase {
         case .values, .valuesWithSerializationInterceptor:
             return client.bareValues(endpoint, serializer: serializer).subscribe(onError: onError)
         case .events:
-            return client.execution(endpoint, serializer: serializer).subscribe(onError: onError)
+            return client.eventStream(endpoint, serializer: serializer).subscribe(onError: onError)
         }
     }
 

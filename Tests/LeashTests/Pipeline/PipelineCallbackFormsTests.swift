@@ -83,23 +83,23 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         }
     }
 
-    func testExecute_resultCallback_success() throws {
+    func testExecute_responsesResult_success() throws {
         transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
         let client = try client()
 
         let result = firstCallback { done in
-            client.execute(PipelineEndpoint()) { (result: Result<SpecUser, Swift.Error>) in done(result) }
+            client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in done(response.result) }
         }
 
         XCTAssertEqual(try result?.get(), specAlice)
     }
 
-    func testExecute_resultCallback_failure() throws {
+    func testExecute_responsesResult_failure() throws {
         transport.stub(.get, path: "/v1/users/1", .error(.notConnectedToInternet))
         let client = try client()
 
         let result = firstCallback { done in
-            client.execute(PipelineEndpoint()) { (result: Result<SpecUser, Swift.Error>) in done(result) }
+            client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in done(response.result) }
         }
 
         guard case .failure(let error) = result, case .transport(let urlError) = error as? LeashError else {
@@ -235,7 +235,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         let client = try client { $0.callbackQueue(queue) }
 
         let mark = firstCallback { done in
-            client.execute(PipelineEndpoint()) { (_: Result<SpecUser, Swift.Error>) in
+            client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in
                 done(DispatchQueue.getSpecific(key: key))
             }
         }

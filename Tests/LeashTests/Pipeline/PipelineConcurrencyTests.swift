@@ -153,7 +153,7 @@ final class PipelineConcurrencyTests: PipelineTestCase {
         for _ in 0..<100 {
             let values = PipelineBox<[SpecUser]>([])
             let inFlight = PipelineBox(0)
-            _ = client.execution(PipelineEndpoint(), as: SpecUser.self)
+            _ = client.eventStream(PipelineEndpoint(), as: SpecUser.self)
                 .subscribe(
                     onNext: { event in
                         inFlight.mutate { count in

@@ -19,7 +19,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(2)))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer),
@@ -37,7 +37,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         let client = try makePipelineClient(transport, scheduler: scheduler)
         let endpoint = PipelineEndpoint(path: "/users", method: .post, parameters: specBob)
 
-        let observer = scheduler.start { client.execution(endpoint, as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(endpoint, as: SpecUser.self) }
         let events = observer.events.compactMap { $0.value.element }
 
         guard events.count == 6, case .requestPrepared(let prepared, _) = events[0],
@@ -71,7 +71,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             observer.events.compactMap { $0.value.element.map(pipelineName) },
@@ -88,7 +88,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         transport.stub(path: "/v1/users/1", .json(#"{"id":1}"#))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         guard case .decoding(let type, let underlying, let excerpt)? = pipelineError(observer) as? LeashError else {
             return XCTFail("expected .decoding, got \(pipelineTimeline(observer))")
@@ -102,7 +102,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     func testExecution_isCold_eachSubscriptionSendsItsOwnRequest() throws {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler)
-        let execution = client.execution(PipelineEndpoint(), as: SpecUser.self)
+        let execution = client.eventStream(PipelineEndpoint(), as: SpecUser.self)
         XCTAssertTrue(transport.requests.isEmpty, "nothing happens before subscription")
 
         let first = scheduler.start { execution }
@@ -120,7 +120,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
         let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(30) }
 
-        let observer = scheduler.start(disposed: 203) { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start(disposed: 203) { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(pipelineTimeline(observer), ["requestPrepared(1) @ 200", "requestSent(1) @ 200"])
         // The stubbed answer (due at 205) and the timeout (230) were cancelled with the

@@ -36,7 +36,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
     }
 
     private func run(_ client: Client) -> TestableObserver<ExecutionEvent<SpecUser>> {
-        scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
     }
 
     // MARK: Execution stage
@@ -192,7 +192,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
         for _ in 0..<50 {
             let done = expectation(description: "completed")
             let values = PipelineBox<[SpecUser]>([])
-            _ = client.execution(PipelineEndpoint(), as: SpecUser.self)
+            _ = client.eventStream(PipelineEndpoint(), as: SpecUser.self)
                 .subscribe(
                     onNext: { event in if let value = event.value { values.mutate { $0.append(value) } } },
                     onError: { XCTFail("unexpected \($0)") },

@@ -80,7 +80,7 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
             $0.add(interceptor: PipelineKindRecorder("A", log: log, callBack: .virtual(scheduler, ticks: 10)))
                 .add(interceptor: PipelineKindRecorder("B", log: log, callBack: .virtual(scheduler, ticks: 1)))
         }
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         // Two execution interceptors (11 ticks), the transport (5), then success,
         // completion and serialization (11 each): 200 + 11 + 5 + 33.

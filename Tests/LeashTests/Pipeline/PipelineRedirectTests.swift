@@ -38,7 +38,7 @@ final class PipelineRedirectTests: PipelineTestCase {
         transport.stub(path: "/v1/people/1", .json(specAliceJSON, delay: .seconds(4)))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer),
@@ -56,7 +56,7 @@ final class PipelineRedirectTests: PipelineTestCase {
         transport.stub(path: "/v1/users/2", .json(specAliceJSON, delay: .seconds(4)))
         let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(6) }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         guard let last = observer.events.last, case .error(let error) = last.value,
             case .timeout(6)? = error as? LeashError
@@ -69,7 +69,7 @@ final class PipelineRedirectTests: PipelineTestCase {
         transport.stub(path: "/v1/users/2", .json(specAliceJSON, delay: .seconds(5)))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
-        let observer = scheduler.start(disposed: 204) { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start(disposed: 204) { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 2)
         XCTAssertFalse(pipelineTimeline(observer).contains { $0.hasPrefix("value") })

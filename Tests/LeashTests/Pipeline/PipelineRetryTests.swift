@@ -34,7 +34,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.authenticator(authenticator).add(interceptor: refreshingInterceptor(authenticator))
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer),
@@ -63,7 +63,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                 .add(interceptor: refreshingInterceptor(authenticator))
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(attempts.all, ["execution 1", "execution 2"])
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
@@ -85,7 +85,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                     })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 3, "the first attempt and two retries")
         XCTAssertEqual(thrown.value.count, 1)
@@ -117,7 +117,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                     })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         guard case .retryLimitExceeded(let attempts, _)? = thrown.value as? LeashError else {
             return XCTFail("expected .retryLimitExceeded, got \(String(describing: thrown.value))")
@@ -140,7 +140,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                     })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(attempts.all, ["1", "2", "3", "4"])
         XCTAssertEqual(transport.requests.count, 1, "only the last attempt reached the network")
@@ -157,7 +157,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 2)
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
@@ -171,7 +171,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.add(interceptor: RetryOnceOn503())
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 2)
         XCTAssertEqual(
@@ -189,7 +189,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.add(interceptor: RetryOnceOn503())
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 2)
         XCTAssertEqual((pipelineError(observer) as? LeashError)?.statusCode, 503)
@@ -201,7 +201,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.maximumRetryCount(2).add(interceptor: AlwaysRetry())
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(transport.requests.count, 3)
         guard case .retryLimitExceeded(let attempts, _)? = pipelineError(observer) as? LeashError else {
@@ -216,7 +216,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.add(interceptor: OfflineFallback())
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer).suffix(2), ["value(\(specBob), interceptor) @ 200", "completed @ 200"])
@@ -229,7 +229,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
             $0.add(interceptor: ContextSpy(log: seen))
         }
 
-        _ = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        _ = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(seen.all, ["/users/1 attempt 1 https://api.example.com/v1/users/1"])
     }

@@ -61,7 +61,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         let held = self.held!
         let client = try client(timeout: 10, [PipelineExecutionInterceptor { held.hold($0) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(pipelineTimeline(observer).first, "requestPrepared(1) @ 200")
@@ -73,7 +73,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         let held = self.held!
         let client = try client(timeout: 10, [PipelineExecutionInterceptor { held.hold($0) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
         held.last?.proceed()
 
         assertTimeout(observer, seconds: 10, at: 210)
@@ -85,7 +85,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         let held = self.held!
         let client = try client(timeout: 10, [PipelineCompletionInterceptor { chain, _ in held.hold(chain) }])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(held.count, 1)
@@ -95,7 +95,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(60)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(
@@ -107,7 +107,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(60)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(timeout: 3), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(timeout: 3), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 3, at: 203)
     }
@@ -116,7 +116,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(9)))
         let client = try client(timeout: 10)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 209", "completed @ 209"])
@@ -133,7 +133,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
                 }
             ])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
         assertTimeout(observer, seconds: 10, at: 210)
@@ -153,7 +153,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
                 }
             ])
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         assertTimeout(observer, seconds: 10, at: 210)
         XCTAssertEqual(transport.requests.count, 3)
@@ -163,7 +163,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(500)))
         let client = try client(timeout: nil)
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 700", "completed @ 700"])
@@ -176,7 +176,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
                 .stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(500)))
             let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(limit) }
 
-            let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+            let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
             XCTAssertEqual(
                 pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 700", "completed @ 700"],

@@ -27,7 +27,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
         of endpoint: PipelineEndpoint = PipelineEndpoint(), on client: Client, file: StaticString = #filePath,
         line: UInt = #line
     ) -> LeashError? {
-        let observer = scheduler.start { client.execution(endpoint, serializer: DataResponseSerializer()) }
+        let observer = scheduler.start { client.eventStream(endpoint, serializer: DataResponseSerializer()) }
         guard let error = pipelineError(observer) else {
             XCTFail("expected an error, got \(pipelineTimeline(observer))", file: file, line: line)
             return nil
@@ -71,7 +71,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(pipelineError(observer) as? PipelineAppError, .rejected("no host"))
     }
@@ -85,7 +85,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(
             pipelineTimeline(observer).suffix(2), ["value(\(specAlice), interceptor) @ 202", "completed @ 202"])
@@ -105,7 +105,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(pipelineError(observer) as? PipelineAppError, .rejected("quota"))
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [])
@@ -122,7 +122,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertNil(pipelineError(observer))
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
@@ -186,7 +186,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
             let client = try client()
             transport.stub(path: "/v1/users/1", .text("ok", status: status))
             let observer = scheduler.start {
-                client.execution(PipelineEndpoint(), serializer: StringResponseSerializer())
+                client.eventStream(PipelineEndpoint(), serializer: StringResponseSerializer())
             }
             XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, ["ok"], "status \(status)")
         }
@@ -195,7 +195,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
     func testStatusValidation_perManagerCodes_acceptA304AndRejectA201() throws {
         let client = try client { $0.acceptableStatusCodes([200, 304]) }
         transport.stub(path: "/v1/users/1", .status(304))
-        let accepted = scheduler.start { client.execution(PipelineEndpoint(), serializer: DataResponseSerializer()) }
+        let accepted = scheduler.start { client.eventStream(PipelineEndpoint(), serializer: DataResponseSerializer()) }
         XCTAssertNil(pipelineError(accepted))
         XCTAssertEqual(accepted.events.compactMap { $0.value.element?.value }, [Data()])
 
@@ -213,7 +213,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
         let client = try client { $0.acceptableStatusCodes(200..<300) }
         transport.stub(path: "/v1/users/1", .text("teapot", status: 418))
         let accepting = PipelineEndpoint(acceptableStatusCodes: [418])
-        let observer = scheduler.start { client.execution(accepting, serializer: StringResponseSerializer()) }
+        let observer = scheduler.start { client.eventStream(accepting, serializer: StringResponseSerializer()) }
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, ["teapot"])
 
         startOver()
@@ -236,7 +236,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.execution(PipelineEndpoint(), as: SpecUser.self) }
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
 
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specBob])
         XCTAssertNil(pipelineError(observer))

@@ -23,7 +23,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
         _ client: Client, _ endpoint: Endpoint = PipelineEndpoint(path: "/file"), disposed: TestTime = 1000
     ) -> TestableObserver<ExecutionEvent<URL>> {
         let destination = self.destination
-        return scheduler.start(disposed: disposed) { client.downloadExecution(endpoint, to: destination) }
+        return scheduler.start(disposed: disposed) { client.downloadEventStream(endpoint, to: destination) }
     }
 
     /// `count` steps of `body`, `interval` apart.
@@ -66,7 +66,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
         let client = try client()
         let upload = PipelineEndpoint(path: "/users", method: .post, parameters: transferTestBytes(400))
 
-        let observer = scheduler.start { client.uploadExecution(upload, as: SpecUser.self) }
+        let observer = scheduler.start { client.uploadEventStream(upload, as: SpecUser.self) }
 
         // The body goes out in four steps; then the 23-byte answer arrives in four more.
         XCTAssertEqual(
@@ -164,7 +164,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
         let client = try client { $0.idleTimeout(2) }
         let upload = PipelineEndpoint(path: "/users", method: .post, parameters: body)
 
-        let observer = scheduler.start { client.uploadExecution(upload, as: SpecUser.self) }
+        let observer = scheduler.start { client.uploadEventStream(upload, as: SpecUser.self) }
 
         XCTAssertEqual(pipelineTimeline(observer).suffix(2), ["value(\(specAlice), network) @ 206", "completed @ 206"])
     }
@@ -175,7 +175,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
         let client = try client { $0.idleTimeout(2) }
         let upload = PipelineEndpoint(path: "/users", method: .post, parameters: body)
 
-        let observer = scheduler.start { client.uploadExecution(upload, as: SpecUser.self) }
+        let observer = scheduler.start { client.uploadEventStream(upload, as: SpecUser.self) }
 
         assertTimedOut(observer, seconds: 2, at: 202)
     }

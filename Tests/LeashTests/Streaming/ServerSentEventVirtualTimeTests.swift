@@ -10,7 +10,7 @@ import XCTest
     import FoundationNetworking
 #endif
 
-/// `serverSentEventsExecution` in virtual time: events at their ticks, reconnection waits
+/// The Server-Sent Events stream (`client.rx.serverSentEvents`) in virtual time: events at their ticks, reconnection waits
 /// on the manager's scheduler, `Last-Event-ID` on each new connection.
 final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
     private struct Price: Codable, Equatable {
@@ -33,7 +33,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
             .serverSentEvents([event(1, "a"), ServerSentEvent(event: "tick", data: "b\nc")], every: .seconds(3)))
         let client = try client()
 
-        let observer = scheduler.start { client.serverSentEventsExecution(self.prices) }
+        let observer = scheduler.start { client.serverSentEventStream(self.prices) }
 
         XCTAssertEqual(
             observer.events,
@@ -54,7 +54,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
         let client = try client()
 
         let observer = scheduler.start {
-            client.serverSentEventsExecution(self.prices, options: ServerSentEventOptions(reconnecting: true))
+            client.serverSentEventStream(self.prices, options: ServerSentEventOptions(reconnecting: true))
         }
 
         // The first connection ends at 201; the next starts 5 s later; the third gets 204.
@@ -77,7 +77,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
         let client = try client()
 
         let observer = scheduler.start(disposed: 210) {
-            client.serverSentEventsExecution(
+            client.serverSentEventStream(
                 self.prices, options: ServerSentEventOptions(reconnecting: true, reconnectionDelay: 2))
         }
 
@@ -91,7 +91,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
             StubResponse.chunks(["data: x\n\n", "data: y"], contentType: "text/event-stream").dropping(after: 12))
         let client = try client()
 
-        let observer = scheduler.start { client.serverSentEventsExecution(self.prices) }
+        let observer = scheduler.start { client.serverSentEventStream(self.prices) }
 
         XCTAssertEqual(observer.events.first, .next(200, ServerSentEvent(data: "x")))
         XCTAssertEqual(observer.events.count, 2, "the cut event is not delivered")
@@ -106,7 +106,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
         let client = try client()
 
         let observer = scheduler.start {
-            client.serverSentEventsExecution(self.prices, options: ServerSentEventOptions(reconnecting: true))
+            client.serverSentEventStream(self.prices, options: ServerSentEventOptions(reconnecting: true))
         }
 
         XCTAssertEqual(observer.events.count, 1)
@@ -122,7 +122,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
         let client = try client()
 
         let observer = scheduler.start {
-            client.serverSentEventsExecution(self.prices, options: ServerSentEventOptions(reconnecting: true))
+            client.serverSentEventStream(self.prices, options: ServerSentEventOptions(reconnecting: true))
         }
 
         XCTAssertEqual((observer.events.first?.value.error as? LeashError)?.statusCode, 500)
@@ -135,7 +135,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
             .serverSentEvents([event(1, "{\"cents\":5}"), event(2, "{\"cents\":")], every: .seconds(1)))
         let client = try client()
 
-        let observer = scheduler.start { client.serverSentEventsExecution(self.prices, decoding: Price.self) }
+        let observer = scheduler.start { client.serverSentEventStream(self.prices, decoding: Price.self) }
 
         XCTAssertEqual(observer.events.first, .next(200, Price(cents: 5)))
         guard case .decoding(let type, _, let excerpt)? = observer.events.last?.value.error as? LeashError else {
@@ -151,7 +151,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
         let client = try client()
 
         let observer = scheduler.start(disposed: 202) {
-            client.serverSentEventsExecution(
+            client.serverSentEventStream(
                 self.prices, options: ServerSentEventOptions(reconnecting: true, reconnectionDelay: 10))
         }
         scheduler.advanceTo(300)

@@ -30,7 +30,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .chunks(["a", "bc", "def"], every: .seconds(2)))
         let client = try client()
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
+        let observer = scheduler.start { client.chunkStream(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events, [.next(200, "a"), .next(202, "bc"), .next(204, "def"), .completed(204)])
     }
@@ -41,7 +41,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
             $0.add(interceptor: PipelineExecutionInterceptor { $0.complete(with: Data("cached".utf8)) })
         }
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
+        let observer = scheduler.start { client.chunkStream(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events, [.next(200, "cached"), .completed(200)])
         XCTAssertTrue(transport.requests.isEmpty, "nothing was sent")
@@ -58,7 +58,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
                 })
         }
 
-        let observer = scheduler.start { client.streamExecution(self.feed) }
+        let observer = scheduler.start { client.chunkStream(self.feed) }
 
         XCTAssertEqual(seen.all, ["200 0"], "the head, with no body yet")
         XCTAssertEqual(observer.events.count, 1)
@@ -76,7 +76,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         // The interceptor decides at 202, when "a", "b" and "c" have arrived.
         scheduler.scheduleAt(202) { held.value?.proceed() }
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
+        let observer = scheduler.start { client.chunkStream(self.feed).map(chunkText) }
 
         XCTAssertEqual(
             observer.events,
@@ -87,7 +87,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .chunks(["{\"error\":", "\"down\"}"], status: 503))
         let client = try client()
 
-        let observer = scheduler.start { client.streamExecution(self.feed) }
+        let observer = scheduler.start { client.chunkStream(self.feed) }
 
         XCTAssertEqual(observer.events.count, 1)
         guard case .unacceptableStatusCode(let failure)? = observer.events.first?.value.error as? LeashError else {
@@ -101,7 +101,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", StubResponse.chunks(["aaaa", "bbbb", "cccc"]).dropping(after: 6))
         let client = try client()
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
+        let observer = scheduler.start { client.chunkStream(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events.map(\.value.element), ["aaaa", "bb", nil])
         guard case .transport(let error)? = observer.events.last?.value.error as? LeashError else {
@@ -117,7 +117,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
             StubResponse.chunks(["a", "b", "c", "d", "e"], every: .seconds(10)).keepingOpen())
         let client = try client { $0.timeout(15) }
 
-        let observer = scheduler.start { client.streamExecution(self.feed).map(chunkText) }
+        let observer = scheduler.start { client.chunkStream(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events.map(\.value.element), ["a", "b", "c", "d", "e", nil])
         XCTAssertEqual(observer.events.last?.time, 255, "15 s after the last chunk, at 240")
@@ -133,7 +133,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         var endpoint = feed
         endpoint.timeout = 15
 
-        let observer = scheduler.start { client.streamExecution(endpoint).map(chunkText) }
+        let observer = scheduler.start { client.chunkStream(endpoint).map(chunkText) }
 
         XCTAssertEqual(observer.events.map(\.value.element), ["a", "b", nil])
         XCTAssertEqual(observer.events.last?.time, 215)
@@ -143,7 +143,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", StubResponse.chunks(["a", "b", "c", "d"]).keepingOpen())
         let client = try client()
 
-        let observer = scheduler.start(disposed: 202) { client.streamExecution(self.feed).map(chunkText) }
+        let observer = scheduler.start(disposed: 202) { client.chunkStream(self.feed).map(chunkText) }
 
         XCTAssertEqual(observer.events, [.next(200, "a"), .next(201, "b")])
     }
@@ -152,7 +152,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .chunks(["a", "b", "c"], every: .seconds(1)))
         let client = try makePipelineClient(SendOnlyTransport(base: transport), scheduler: scheduler)
 
-        let observer = scheduler.start { client.linesExecution(self.feed, as: String.self) }
+        let observer = scheduler.start { client.lineStream(self.feed, as: String.self) }
 
         XCTAssertEqual(observer.events, [.next(200, "abc"), .completed(200)])
     }
@@ -165,7 +165,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
             .chunks(["{\"index\":0}\n{\"ind", "ex\":1}\r\n", "\n{\"index\":2}"], every: .seconds(1)))
         let client = try client()
 
-        let observer = scheduler.start { client.linesExecution(self.feed, as: Item.self) }
+        let observer = scheduler.start { client.lineStream(self.feed, as: Item.self) }
 
         XCTAssertEqual(
             observer.events,
@@ -176,7 +176,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .chunks(["one\ntw", "o\r\n\nthree"], every: .seconds(1)))
         let client = try client()
 
-        let observer = scheduler.start { client.linesExecution(self.feed, as: String.self) }
+        let observer = scheduler.start { client.lineStream(self.feed, as: String.self) }
 
         XCTAssertEqual(
             observer.events,
@@ -187,7 +187,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .chunks(["{\"index\":0}\n{\"index\":\n{\"index\":2}\n"]))
         let client = try client()
 
-        let observer = scheduler.start { client.linesExecution(self.feed, as: Item.self) }
+        let observer = scheduler.start { client.lineStream(self.feed, as: Item.self) }
 
         XCTAssertEqual(observer.events.first, .next(200, Item(index: 0)))
         XCTAssertEqual(observer.events.count, 2)
@@ -202,7 +202,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .chunks([Data("ok\n".utf8), Data([0x66, 0xFF, 0x0A])]))
         let client = try client()
 
-        let observer = scheduler.start { client.linesExecution(self.feed, as: String.self) }
+        let observer = scheduler.start { client.lineStream(self.feed, as: String.self) }
 
         XCTAssertEqual(observer.events.first, .next(200, "ok"))
         guard case .decoding(let type, _, _)? = observer.events.last?.value.error as? LeashError else {
@@ -216,7 +216,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .chunks(["short\n", long, long]).keepingOpen())
         let client = try client()
 
-        let observer = scheduler.start { client.linesExecution(self.feed, as: String.self, maximumLineLength: 150) }
+        let observer = scheduler.start { client.lineStream(self.feed, as: String.self, maximumLineLength: 150) }
 
         XCTAssertEqual(observer.events.first, .next(200, "short"))
         XCTAssertEqual(observer.events.last?.time, 202, "when the line passed 150 bytes")
@@ -229,7 +229,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         transport.stub(.get, path: "/v1/feed", .lines([Item(index: 7), Item(index: 8)], every: .seconds(5)))
         let client = try client()
 
-        let observer = scheduler.start { client.linesExecution(self.feed, as: Item.self) }
+        let observer = scheduler.start { client.lineStream(self.feed, as: Item.self) }
 
         XCTAssertEqual(observer.events, [.next(200, Item(index: 7)), .next(205, Item(index: 8)), .completed(205)])
     }

@@ -4,8 +4,8 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// What happens during one execution, as it happens. `Client.execution(_:serializer:)`
-/// emits these; the callback, async and Rx forms all subscribe to that stream.
+/// What happens during one execution, as it happens: what `client.rx.events` emits (with
+/// `import RxLeash`); the callback, async and Rx forms all run the same pipeline.
 public enum ExecutionEvent<Value> {
     /// The request was built (URL, headers, credential, parameters).
     case requestPrepared(URLRequest, attempt: Int)

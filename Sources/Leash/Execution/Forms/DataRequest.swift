@@ -20,6 +20,12 @@ extension URLRequest: URLRequestConvertible {
 /// A prepared request and, once executed, the handle that cancels, suspends and resumes
 /// it; Leash's stand-in for Alamofire's `DataRequest`.
 ///
+/// One type, and one name, for both sides: the handle `client.execute` and
+/// `client.request(for:)` return, and the request interceptors see
+/// (`chain.request.convertible.asURLRequest()`). That is Alamofire's model, where a
+/// `DataRequest` is both, and the spelling Leash's README uses on both sides, so code
+/// written for Leash on Alamofire reads the same here.
+///
 /// ```swift
 /// let request = try client.request(for: APIEndpoint.readAllUsers)
 /// request.response(client: client, endpoint: APIEndpoint.readAllUsers, serializer: JSONResponseSerializer()) {

@@ -5,8 +5,11 @@ import Leash
     import FoundationNetworking
 #endif
 
-/// A value of an execution together with where it came from: what `client.rx.response(…)`
-/// emits (Leash's `ReactiveResponse`, with its `value` and `extra`).
+/// A value and the response it came from: what `client.rx.response(…)` emits.
+///
+/// Leash called it `ReactiveResponse`, although nothing in it is reactive: it is a plain
+/// value, with its `value` and `extra` as before (`ReactiveResponse` still names it, for
+/// one release).
 ///
 /// `extra` says whether the value came from the network or from an interceptor (a cache
 /// answering first, say) and, for network values, carries the request, the HTTP response
@@ -18,13 +21,13 @@ import Leash
 ///         print(response.source, response.statusCode ?? 0, response.value)
 ///     })
 /// ```
-public struct ReactiveResponse<Value> {
+public struct ResponseValue<Value> {
     /// The value.
     public let value: Value
     /// Where the value came from, and the network response it was read from, if any.
     public let extra: ResponseExtra
 
-    /// A response with `value` and its details.
+    /// `value`, with where it came from.
     public init(value: Value, extra: ResponseExtra) {
         self.value = value
         self.extra = extra
@@ -54,4 +57,4 @@ public struct ReactiveResponse<Value> {
     public var response: Response<Value> { .success(value: value, extra: extra) }
 }
 
-extension ReactiveResponse: Sendable where Value: Sendable {}
+extension ResponseValue: Sendable where Value: Sendable {}
