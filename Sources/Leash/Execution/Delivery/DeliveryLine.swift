@@ -9,77 +9,99 @@ import Rx
 /// observer concurrently. A thread that submits while another is delivering leaves its
 /// item to that thread, so no lock is held while the target runs and a re-entrant submit
 /// is queued, not deadlocked. Once a closing item (a terminal event) was submitted, or
-/// `close()` called, later items are dropped and the target is let go after its last
-/// item, so that nothing a finished execution held stays alive through it.
+/// `close()` called, later items are dropped.
 ///
-/// A plain value, kept behind its owner's `LockedState` (decided under the lock, delivered
-/// after it): `LockedState.deliver(_:closing:to:)` delivers in place; the callback forms
-/// drain it on a dispatch queue instead (`CallbackQueue`).
-struct DeliveryLine<Item, Target> {
-    private var target: Target?
+/// A plain value kept behind its owner's `LockedState`, which decides under the lock and
+/// delivers after it (the `LockedState` methods below). The owner keeps the target itself: only the
+/// thread that holds the delivering role touches it, and that thread lets it go when the
+/// line is over (`Step.over`), so that nothing a finished execution held stays alive
+/// through it.
+struct DeliveryLine<Item> {
+    /// What the deliverer does after an item.
+    enum Step {
+        /// Delivers this item next.
+        case deliver(Item)
+        /// Nothing waits: it stops delivering.
+        case idle
+        /// The line is closed and its last item delivered: it lets the target go.
+        case over
+    }
+
     private var pending: [Item] = []
     private var isDelivering = false
-    /// Whether the closing item was submitted (or `close()` called).
     private var isClosed = false
 
-    init(_ target: Target) {
-        self.target = target
-    }
+    init() {}
 
-    /// Submits `item`: returns it, with the target, if the caller is to deliver it now
-    /// (nobody else is delivering); else queues it for whoever is (or drops it once
-    /// closed). A `closing` item is the last one taken.
-    mutating func submit(_ item: Item, closing: Bool = false) -> (Target, Item)? {
-        guard !isClosed, let target else { return nil }
+    /// Whether the caller is to deliver its item now (nobody else is delivering); else
+    /// `item()` waits for whoever is, or is dropped once the line is closed. A `closing`
+    /// item is the last one taken.
+    ///
+    /// The item is only made when it must wait: generic code that delivers in place (the
+    /// common case) then never builds one.
+    mutating func enter(closing: Bool = false, orQueue item: @autoclosure () -> Item) -> Bool {
+        guard !isClosed else { return false }
         if closing { isClosed = true }
         if isDelivering {
-            pending.append(item)
-            return nil
+            pending.append(item())
+            return false
         }
         isDelivering = true
-        return (target, item)
+        return true
     }
 
-    /// The deliverer is done with its item: the next one to deliver, or `nil` (it stops
-    /// delivering; once closed, the target is let go).
-    mutating func next() -> (Target, Item)? {
-        guard let target, !pending.isEmpty else {
-            isDelivering = false
-            if isClosed { target = nil }
-            return nil
-        }
-        return (target, pending.removeFirst())
+    /// The deliverer is done with its item: what it does next.
+    mutating func next() -> Step {
+        if !pending.isEmpty { return .deliver(pending.removeFirst()) }
+        isDelivering = false
+        return isClosed ? .over : .idle
     }
 
-    /// Drops the items waiting and any submitted later, and lets the target go; returns
-    /// what it dropped, to be released outside the lock.
-    mutating func close() -> (Target?, [Item]) {
+    /// Closes the line: the items waiting are dropped (returned, to be released outside
+    /// the lock), and nothing is taken from now on. `over` is true if nobody is delivering:
+    /// the caller then lets the target go itself (else the deliverer does, at its next
+    /// step).
+    mutating func close() -> (over: Bool, dropped: [Item]) {
         isClosed = true
-        defer {
-            target = nil
-            pending.removeAll()
-        }
-        return (target, pending)
+        defer { pending.removeAll() }
+        return (!isDelivering, pending)
     }
 }
 
 extension LockedState {
-    /// Delivers `item` through the line kept here: this thread hands it to `deliver`, and
-    /// then whatever other threads (or `deliver` itself) submitted meanwhile; or, if
-    /// another thread is delivering, leaves it to that thread.
-    func deliver<Item, Target>(_ item: Item, closing: Bool = false, to deliver: (Target, Item) -> Void)
-    where State == DeliveryLine<Item, Target> {
-        var next = withLock { $0.submit(item, closing: closing) }
-        while let (target, current) = next {
-            deliver(target, current)
-            next = withLock { $0.next() }
+    /// Submits an item to the line kept here (see `DeliveryLine.enter(closing:orQueue:)`):
+    /// `true` if the caller is to deliver it now, and then `drain`.
+    func enter<Item>(closing: Bool = false, orQueue item: @autoclosure () -> Item) -> Bool
+    where State == DeliveryLine<Item> {
+        withLock { $0.enter(closing: closing, orQueue: item()) }
+    }
+
+    /// As the deliverer: hands what waits to `hand`, until the line is idle, or over (then
+    /// `release` lets the target go).
+    func drain<Item>(hand: (Item) -> Void, release: () -> Void) where State == DeliveryLine<Item> {
+        while true {
+            switch withLock({ $0.next() }) {
+            case .deliver(let item): hand(item)
+            case .idle: return
+            case .over: return release()
+            }
         }
     }
 
-    /// Closes the line kept here (see `DeliveryLine.close()`), releasing what it held
-    /// outside the lock.
-    func closeLine<Item, Target>() where State == DeliveryLine<Item, Target> {
-        let dropped = withLock { $0.close() }
+    /// Delivers `item` through the line kept here: in place if nobody else is delivering,
+    /// then whatever was submitted meanwhile; else leaves it to the thread that is.
+    func deliver<Item>(_ item: Item, closing: Bool = false, hand: (Item) -> Void, release: () -> Void)
+    where State == DeliveryLine<Item> {
+        guard enter(closing: closing, orQueue: item) else { return }
+        hand(item)
+        drain(hand: hand, release: release)
+    }
+
+    /// Closes the line kept here: items waiting or submitted later are dropped, and the
+    /// target is let go (by `release` now, or by the thread delivering, after its item).
+    func close<Item>(release: () -> Void) where State == DeliveryLine<Item> {
+        let (over, dropped) = withLock { $0.close() }
         withExtendedLifetime(dropped) {}
+        if over { release() }
     }
 }

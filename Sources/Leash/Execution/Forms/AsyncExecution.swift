@@ -8,22 +8,26 @@ import Rx
 /// The `async` form's sink: keeps the last value, reports transfer progress if asked, and
 /// tells the awaiting task's mailbox when the execution is over.
 final class AsyncExecution<Value>: ExecutionSink, @unchecked Sendable {
-    // @unchecked: all state is behind `state`; the values only pass from the execution's
-    // thread to the awaiting task.
+    // @unchecked: all state is behind `state`'s lock (`last` too, though kept outside the
+    // struct); the values only pass from the execution's thread to the awaiting task.
     //
     // Generic code from here runs unspecialised (the value type is the app's): every
-    // generic type it touches (`Optional<Value>`, a `Result`, a tuple) is a look-up at run
-    // time, so the state is kept to `last` and an untyped `failure`.
+    // generic type it touches (`Optional<Value>`, a `Result`, a lock over a generic state)
+    // is a look-up at run time, so the locked state is not generic and the value is kept
+    // beside it.
     private struct State {
         var execution: Execution?
         var isCancelled = false
         var isFinished = false
-        /// The last value so far; once finished without `failure`, the result.
-        var last: Value?
+        /// Whether `last` holds a value.
+        var hasValue = false
         var failure: Swift.Error?
     }
 
     private let state = LockedState(State())
+    /// The last value so far; once finished without `failure`, the result. Behind `state`'s
+    /// lock.
+    private var last: Value?
     private let mailbox: TaskMailbox
     /// Which transfer progress goes to `onProgress`, if any.
     private let direction: TransferDirection?
@@ -57,9 +61,10 @@ final class AsyncExecution<Value>: ExecutionSink, @unchecked Sendable {
 
     /// The last value, or the failure; once the mailbox said the execution is over.
     func result() throws -> Value {
-        let (value, failure) = state.withLock { state -> (Value?, Swift.Error?) in
-            defer { state.last = nil }
-            return (state.last, state.isFinished ? state.failure : LeashError.cancelled)
+        var value: Value?
+        let failure = state.withLock { state -> Swift.Error? in
+            swap(&value, &last)
+            return state.isFinished ? state.failure : LeashError.cancelled
         }
         if let failure { throw failure }
         guard let value else { throw LeashError.cancelled }
@@ -71,12 +76,18 @@ final class AsyncExecution<Value>: ExecutionSink, @unchecked Sendable {
     }
 
     func value(_ value: Value, extra: ResponseExtra) {
-        state.withLock { $0.last = value }
+        var previous: Value? = value
+        state.withLock { state in
+            swap(&previous, &last)
+            state.hasValue = true
+        }
+        // Released here, outside the lock: freeing it may run the app's deinits.
+        withExtendedLifetime(previous) {}
     }
 
     func end(_ error: Swift.Error?) {
         if let error { return finish(failing: error) }
-        let hasValue = state.withLock { $0.last != nil }
+        let hasValue = state.withLock { $0.hasValue }
         finish(failing: hasValue ? nil : LeashError.invalidResponse(reason: "the execution completed without a value"))
     }
 
@@ -95,19 +106,19 @@ final class AsyncExecution<Value>: ExecutionSink, @unchecked Sendable {
     /// Ends the execution, with the last value or with `failure` (the first end counts),
     /// and ends the task's loop.
     private func finish(failing failure: Swift.Error?) {
-        let released = state.withLock { state -> (Execution?, Value?)? in
+        var dropped: Value?
+        let released = state.withLock { state -> Execution?? in
             if state.isFinished { return nil }
             state.isFinished = true
             state.failure = failure
-            defer {
-                state.execution = nil
-                if failure != nil { state.last = nil }
-            }
-            return (state.execution, failure != nil ? state.last : nil)
+            if failure != nil { swap(&dropped, &last) }
+            defer { state.execution = nil }
+            return .some(state.execution)
         }
         guard let released else { return }
         // Released here, outside the lock: freeing them may run the app's deinits.
         withExtendedLifetime(released) {}
+        withExtendedLifetime(dropped) {}
         mailbox.finish()
     }
 }

@@ -9,36 +9,42 @@ import Rx
 /// (`DispatchQueue.global()`): a cached value's callback ends before the network value's
 /// starts. The order is kept by a `DeliveryLine` drained on the queue.
 final class CallbackQueue<Item>: @unchecked Sendable {
-    // @unchecked: the handler is behind the line's lock and called by one drain at a time.
+    // @unchecked: `handler` is called by one drain at a time (the line's deliverer), and
+    // the rest is immutable.
     private let queue: DispatchQueue?
     let handle: DataRequest
-    private let line: LockedState<DeliveryLine<Item, (Item) -> Void>>
+    private let handler: (Item) -> Void
+    /// The items on their way to the queue (only with a queue).
+    private let line: LockedState<DeliveryLine<Item>>?
 
     init(queue: DispatchQueue?, handle: DataRequest, handler: @escaping (Item) -> Void) {
         self.queue = queue
         self.handle = handle
-        self.line = LockedState(DeliveryLine(handler))
+        self.handler = handler
+        self.line = queue == nil ? nil : LockedState(DeliveryLine())
     }
 
     /// Hands `item` to the handler (a `closing` item is the last); on the queue, unless
     /// the handle is cancelled by the time it gets there.
     func send(_ item: Item, closing: Bool = false) {
-        guard let queue else {
-            // Inline: the execution's outlet calls one item at a time already.
-            return line.deliver(item, closing: closing) { handler, item in handler(item) }
+        guard let queue, let line else {
+            // In place: the execution's outlet calls one item at a time already.
+            return handler(item)
         }
-        guard let first = line.withLock({ $0.submit(item, closing: closing) }) else { return }
+        guard line.enter(closing: closing, orQueue: item) else { return }
         // Handed to the queue unchecked: only the drain that takes it touches it.
-        let carried = Carried(first)
+        let first = Carried(item)
         queue.async { [self] in
-            var next: ((Item) -> Void, Item)? = carried.value
-            while let (handler, item) = next {
-                // Checked on the queue, just before the call: a `cancel()` made on this
-                // queue (or before the item reached it) stops the callback for sure.
-                if !handle.isCancelled { handler(item) }
-                next = line.withLock { $0.next() }
-            }
+            call(first.value)
+            line.drain(hand: call) {}
         }
+    }
+
+    /// Calls the handler, unless the handle is cancelled: checked on the queue, just
+    /// before the call, so a `cancel()` made on this queue (or before the item reached it)
+    /// stops the callback for sure.
+    private func call(_ item: Item) {
+        if !handle.isCancelled { handler(item) }
     }
 }
 

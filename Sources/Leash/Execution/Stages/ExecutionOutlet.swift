@@ -48,44 +48,59 @@ extension ExecutionSink {
 final class ExecutionOutlet<Serializer: ResponseSerializer, Sink: ExecutionSink>: ExecutionOutput,
     @unchecked Sendable
 where Sink.Value == Serializer.SerializedObject {
-    // @unchecked: the sink is behind the line's lock; the rest is immutable.
+    // @unchecked: `sink` is touched only by the thread holding the line's delivering role
+    // (see `DeliveryLine`); the rest is immutable.
+    //
+    // The line is not generic (a value waiting in it is boxed): code here runs
+    // unspecialised, and a lock over a generic state would look up that state's metadata on
+    // every delivery.
     typealias Value = Serializer.SerializedObject
-
-    /// What goes to the sink.
-    enum Item {
-        case progress(ExecutionProgress)
-        case value(Value, ResponseExtra)
-        case end(Swift.Error?)
-    }
 
     let serializer: Serializer
     private let interceptors: [SerializationInterceptor]
-    private let line: LockedState<DeliveryLine<Item, Sink>>
+    private let line = LockedState(DeliveryLine<PendingItem>())
+    /// Let go once the line closed and its last item was delivered.
+    private var sink: Sink?
 
     init(serializer: Serializer, sink: Sink, interceptors: InterceptorSet) {
         self.serializer = serializer
         self.interceptors = interceptors.serialization
-        self.line = LockedState(DeliveryLine(sink))
+        self.sink = sink
     }
 
     func progress(_ progress: ExecutionProgress) {
-        line.deliver(.progress(progress), to: Self.hand)
+        deliver(.progress(progress)) { $0.progress(progress) }
     }
 
     func end(_ error: Swift.Error?) {
-        line.deliver(.end(error), closing: true, to: Self.hand)
+        deliver(.end(error), closing: true) { $0.end(error) }
     }
 
     func release() {
-        line.closeLine()
+        line.close(release: releaseSink)
     }
 
-    private static func hand(_ sink: Sink, _ item: Item) {
-        switch item {
-        case .progress(let progress): sink.progress(progress)
-        case .value(let value, let extra): sink.value(value, extra: extra)
-        case .end(let error): sink.end(error)
-        }
+    /// Hands `value` to the sink (in place unless another item is being delivered).
+    private func deliver(_ value: Value, _ extra: ResponseExtra) {
+        deliver(.value(value, extra)) { $0.value(value, extra: extra) }
+    }
+
+    /// Delivers an item: in place with `now` if nobody else is delivering, else queued (as
+    /// `item`, made only then) for the thread that is. Only the deliverer touches `sink`.
+    private func deliver(_ item: @autoclosure () -> PendingItem, closing: Bool = false, now: (Sink) -> Void) {
+        guard line.enter(closing: closing, orQueue: item()) else { return }
+        if let sink { now(sink) }
+        line.drain(hand: handPending, release: releaseSink)
+    }
+
+    private func handPending(_ item: PendingItem) {
+        if let sink { item.hand(to: sink) }
+    }
+
+    private func releaseSink() {
+        let released = sink
+        sink = nil
+        withExtendedLifetime(released) {}
     }
 
     // MARK: Serialization
@@ -103,11 +118,19 @@ where Sink.Value == Serializer.SerializedObject {
                 } catch {
                     return execution.finish(error)
                 }
-                line.deliver(.value(value, ResponseExtra.of(extra)), to: Self.hand)
+                deliver(value, ResponseExtra.of(extra))
                 execution.serialized(attempt: number)
             }
             return
         }
+        serializeThroughInterceptors(response, context: context, attempt: number, execution: execution)
+    }
+
+    /// `serialize` with serialization interceptors: kept apart, so that the common case
+    /// never touches the generic types this needs (each a metadata look-up at run time).
+    private func serializeThroughInterceptors(
+        _ response: Response<Data>, context: ExecutionContext, attempt number: Int, execution: Execution
+    ) {
         let result: Result<Value, Swift.Error>
         switch response {
         case .failure(let error): result = .failure(error)
@@ -128,7 +151,7 @@ where Sink.Value == Serializer.SerializedObject {
     func finished(_ response: Response<Value>, interim: Bool, attempt number: Int, execution: Execution) {
         switch response {
         case .success(let value, let extra):
-            line.deliver(.value(value, ResponseExtra.of(extra)), to: Self.hand)
+            deliver(value, ResponseExtra.of(extra))
             if !interim { execution.serialized(attempt: number) }
         case .failure(let error):
             execution.finish(error)
@@ -198,5 +221,22 @@ extension Result {
     var failure: Failure? {
         if case .failure(let error) = self { return error }
         return nil
+    }
+}
+
+/// An item waiting in an outlet's line, untyped (see `ExecutionOutlet`).
+enum PendingItem: @unchecked Sendable {
+    // @unchecked: handed from the thread that queued it to the one delivering.
+    case progress(ExecutionProgress)
+    case value(Any, ResponseExtra)
+    case end(Swift.Error?)
+
+    /// Hands the item to `sink`.
+    func hand<Sink: ExecutionSink>(to sink: Sink) {
+        switch self {
+        case .progress(let progress): sink.progress(progress)
+        case .value(let value, let extra): if let value = value as? Sink.Value { sink.value(value, extra: extra) }
+        case .end(let error): sink.end(error)
+        }
     }
 }

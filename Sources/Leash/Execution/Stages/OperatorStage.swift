@@ -77,19 +77,28 @@ private struct AttemptOutcomes: ObservableType, @unchecked Sendable {
 /// Interceptors call back from any thread, and an interim value may race the outcome
 /// being completed: events go to the observer one at a time, through a `DeliveryLine`.
 private final class ObserverOutput: AttemptOutput, @unchecked Sendable {
-    // @unchecked: the observer is behind the line's lock, and called by one thread at a
-    // time.
-    private let line: LockedState<DeliveryLine<Event<Response<Data>>, AnyObserver<Response<Data>>>>
+    // @unchecked: `observer` is touched only by the thread holding the line's delivering
+    // role.
+    private var observer: AnyObserver<Response<Data>>?
+    private let line = LockedState(DeliveryLine<Event<Response<Data>>>())
 
     init(_ observer: AnyObserver<Response<Data>>) {
-        line = LockedState(DeliveryLine(observer))
+        self.observer = observer
     }
 
     func attempt(_ number: Int, produced response: Response<Data>, context: ExecutionContext) {
-        line.deliver(.next(response)) { $0.on($1) }
+        line.deliver(.next(response), hand: hand, release: release)
     }
 
     func attemptFinished(_ number: Int) {
-        line.deliver(.completed, closing: true) { $0.on($1) }
+        line.deliver(.completed, closing: true, hand: hand, release: release)
+    }
+
+    private func hand(_ event: Event<Response<Data>>) {
+        observer?.on(event)
+    }
+
+    private func release() {
+        observer = nil
     }
 }
