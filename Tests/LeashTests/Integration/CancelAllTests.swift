@@ -45,8 +45,8 @@ final class CancelAllTests: LoopbackIntegrationCase {
             return done
         }
 
-        // client.rx.execute's stream, without and with a deadline (a SerialObserver
-        // downstream), and the events form.
+        // client.rx.execute's stream, without and with a deadline (a timer that may end it
+        // from another thread), and the events form.
         let bare = ended("values")
         client.bareValues(SpecEndpoint("/hang"), serializer: DataResponseSerializer())
             .subscribe(onNext: { _ in XCTFail("a value") }, onError: { self.record("values", $0, bare) })

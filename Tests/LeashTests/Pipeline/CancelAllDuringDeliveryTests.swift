@@ -13,15 +13,16 @@ import XCTest
 /// last (a cached value before the network's) does not settle it, and a retry after a
 /// settled value puts the execution back in `cancelAll()`'s reach.
 final class CancelAllDuringDeliveryTests: VirtualTimeTestCase {
-    /// The forms whose subscriptions end an execution differently.
+    /// The forms, whose sinks take an execution's end differently.
     private enum Form: CaseIterable {
-        /// `SerializingObserver` on the data stages.
+        /// The values form (`ObservableForms.Values`).
         case values
-        /// `SerializingObserver` on the composed pipeline.
+        /// The same, its values through a serialization interceptor (which may call back
+        /// later).
         case valuesWithSerializationInterceptor
-        /// `PipelineSubscription`.
+        /// The events form, which reports progress.
         case events
-        /// `CallbackDelivery`, inline (no callback queue).
+        /// The callback form, in place (no callback queue).
         case callback
     }
 

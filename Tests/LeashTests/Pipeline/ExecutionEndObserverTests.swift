@@ -14,9 +14,8 @@ import XCTest
 /// delivered, a failure, the timeout, a dispose, `cancelAll()`), in every form, with the
 /// last attempt's context.
 final class ExecutionEndObserverTests: VirtualTimeTestCase {
-    /// The forms whose subscriptions end an execution differently: the values forms
-    /// (`SerializingObserver`, without and with serialization interceptors) and the events
-    /// form (`PipelineSubscription`).
+    /// The forms, whose sinks take an execution's end differently: the values form
+    /// (without and with serialization interceptors) and the events form.
     private enum Form: CaseIterable {
         case values
         case valuesWithSerializationInterceptor
