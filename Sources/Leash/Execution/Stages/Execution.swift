@@ -180,15 +180,15 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
     /// the manager's `maximumRetryCount` the execution fails with
     /// `LeashError.retryLimitExceeded`; otherwise the next attempt starts from the gates.
     func retry(_ signal: RetrySignal, from number: Int) {
-        let stopped = state.withLock { state -> Disposable?? in
-            guard !state.isOver, state.attemptNumber == number else { return nil }
+        let (isCurrent, stopped) = state.withLock { state -> (Bool, Disposable?) in
+            guard !state.isOver, state.attemptNumber == number else { return (false, nil) }
             defer {
                 state.running = nil
                 state.attempt = nil
             }
-            return .some(state.running)
+            return (true, state.running)
         }
-        guard let stopped else { return }
+        guard isCurrent else { return }
         stopped?.dispose()
         guard number <= manager.maximumRetryCount else {
             return finish(LeashError.retryLimitExceeded(attempts: number, lastError: signal.lastError))
@@ -308,7 +308,8 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
     /// once it does, no request of this execution can still start), and the form gets the
     /// end.
     func finish(_ error: Swift.Error?) {
-        guard let running = stop() else { return }
+        let (wasRunning, running) = stop()
+        guard wasRunning else { return }
         transfer?.release()
         endReport?.end(error.map { .failed($0) } ?? .completed, client: client, endpoint: recipe.endpoint)
         running?.dispose()
@@ -325,29 +326,33 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
 
     /// The subscriber let go: what runs is cancelled, and the form hears nothing more.
     func dispose() {
-        let running = stop()
+        let (wasRunning, running) = stop()
         outlet.release()
-        guard let running else { return }
+        guard wasRunning else { return }
         running?.dispose()
         transfer?.release()
         endReport?.end(.disposed, client: client, endpoint: recipe.endpoint)
     }
 
     /// Marks the execution over, out of the registry and its deadline stopped; returns
-    /// what ran (`nil` if it was over already).
-    private func stop() -> Disposable?? {
-        let running = state.withLock { state -> Disposable?? in
-            guard !state.isOver else { return nil }
+    /// whether it was running (the first end), and what it ran on, to be cancelled.
+    private func stop() -> (wasRunning: Bool, running: Disposable?) {
+        let (wasRunning, running, dropped) = state.withLock { state in
+            guard !state.isOver else { return (false, Disposable?.none, [(Response<Data>, ExecutionContext)]()) }
             state.isOver = true
-            state.waiting.removeAll()
             state.attempt = nil
-            defer { state.running = nil }
-            return .some(state.running)
+            defer {
+                state.running = nil
+                state.waiting = []
+            }
+            return (true, state.running, state.waiting)
         }
-        guard running != nil else { return nil }
+        // Released here, outside the lock: freeing outcomes may run the app's deinits.
+        withExtendedLifetime(dropped) {}
+        guard wasRunning else { return (false, nil) }
         manager.executions.remove(self)
         deadline?.cancel()
         recipe.control?.executionEnded()
-        return running
+        return (true, running)
     }
 }
