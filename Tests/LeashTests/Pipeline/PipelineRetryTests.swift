@@ -163,6 +163,55 @@ final class PipelineRetryTests: VirtualTimeTestCase {
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [specAlice])
     }
 
+    func testRetriesFromEveryStage_shareOneLimit_andEachAttemptRunsEveryStageAgain() throws {
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
+        let seen = PipelineLog()
+        let thrown = PipelineBox<Swift.Error?>(nil)
+        /// Retries at `stage` on attempt `attempt`, else proceeds.
+        func retry(_ chain: InterceptorChain<some Any>, at stage: String, on attempt: Int) {
+            seen.append("\(stage) \(chain.attempt)")
+            guard chain.attempt == attempt else { return chain.proceed() }
+            do {
+                try chain.retry()
+            } catch {
+                thrown.value = error
+                chain.complete(with: error)
+            }
+        }
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.maximumRetryCount(3)
+                .add(interceptor: PipelineExecutionInterceptor { retry($0, at: "execution", on: 1) })
+                .add(interceptor: PipelineSuccessInterceptor { chain, _, _ in retry(chain, at: "success", on: 2) })
+                .add(interceptor: PipelineCompletionInterceptor { chain, _ in retry(chain, at: "completion", on: 3) })
+                .add(
+                    interceptor: PipelineUserSerializationInterceptor { chain, _, _, _ in
+                        retry(chain, at: "serialization", on: 4)
+                    })
+        }
+
+        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
+
+        XCTAssertEqual(
+            seen.all,
+            [
+                "execution 1",
+                "execution 2", "success 2",
+                "execution 3", "success 3", "completion 3",
+                "execution 4", "success 4", "completion 4", "serialization 4",
+            ])
+        XCTAssertEqual(transport.requests.count, 3, "attempt 1 was retried before it was sent")
+        guard case .retryLimitExceeded(let attempts, _)? = thrown.value as? LeashError else {
+            return XCTFail("the fourth retry is refused, got \(String(describing: thrown.value))")
+        }
+        XCTAssertEqual(attempts, 4)
+        XCTAssertEqual(
+            pipelineTimeline(observer).filter { $0.hasPrefix("retrying") },
+            ["retrying(2) @ 200", "retrying(3) @ 200", "retrying(4) @ 200"])
+        guard case .retryLimitExceeded? = pipelineError(observer) as? LeashError else {
+            return XCTFail("the execution ends with the refusal")
+        }
+    }
+
     // MARK: Operator interceptors
 
     func testOperatorInterceptor_retriesOnceOn503_thenSucceeds() throws {
