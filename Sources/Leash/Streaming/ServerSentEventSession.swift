@@ -18,8 +18,9 @@ import Rx
 /// that is not `text/event-stream`, or a line longer than the limit: those end the
 /// stream.
 final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sendable {
-    // @unchecked: the mutable state is behind `state`; a connection's parser is used by
-    // that connection's events only, which come one at a time.
+    // @unchecked: `endpoint` (the app's, not `Sendable`) is only read; the mutable state
+    // is behind `state`; a connection's parser is used by that connection's events only,
+    // which come one at a time.
 
     /// What the session keeps across connections, decided under its lock.
     private struct State {

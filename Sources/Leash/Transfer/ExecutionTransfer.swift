@@ -13,9 +13,7 @@ import Rx
 /// It owns the files it makes (a staged multipart body, a download's temporary file) and
 /// removes them when the execution ends, whatever ends it (`release()`, called by every
 /// form at the end, and again when it is freed).
-final class ExecutionTransfer: @unchecked Sendable {
-    // @unchecked: the mutable state is behind `state`; the rest is immutable.
-
+final class ExecutionTransfer: Sendable {
     /// What the execution made and reported so far, decided under the lock.
     private struct State {
         /// The endpoint's body, once looked at (the parameters are read once per execution).

@@ -12,9 +12,9 @@ import Rx
 ///
 /// It also holds the task's place in its manager's `RequestDispatcher`, given back once,
 /// when URLSession reports the task ended (`ended()`), or at once if it never started.
-final class TaskState: PreparedRequest, @unchecked Sendable {
-    // @unchecked: all mutable state is behind `state` (`URLSessionTask` and the
-    // launcher are not `Sendable`, but only touched under the lock).
+final class TaskState: PreparedRequest, Sendable {
+    // The mutable state is behind `state`; `URLSessionTask` and the launcher are not
+    // `Sendable`, but only touched under its lock.
 
     /// The task's life, decided under the lock.
     private struct State {

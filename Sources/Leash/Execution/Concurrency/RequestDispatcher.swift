@@ -24,8 +24,8 @@ import Rx
 ///
 /// Streams do not queue here: each has a session and a connection of its own, and a
 /// stream that lasts for hours must not hold a place that plain requests wait for.
-final class RequestDispatcher: @unchecked Sendable {
-    // @unchecked: all mutable state is behind `state` (the waiters' `position` too).
+final class RequestDispatcher: Sendable {
+    // All mutable state is behind `state` (the waiters' `position` too).
 
     /// The most requests at the transport for one host.
     let perHost: Int

@@ -23,9 +23,7 @@ protocol ResponseHandoff: AnyObject, Sendable {
 /// Not a `DeliveryLine`: a line's deliverer is whichever thread submits while it is idle,
 /// where here only the awaiting task may run a job (the thread that hands one over is
 /// URLSession's work queue), so the task pulls, and waits for a job when there is none.
-final class TaskMailbox: ResponseHandoff, @unchecked Sendable {
-    // @unchecked: all state is behind `state`.
-
+final class TaskMailbox: ResponseHandoff, Sendable {
     /// What the awaiting task does next.
     enum Item {
         /// Runs a job.

@@ -14,7 +14,8 @@ import Rx
 ///
 /// Actions run on a global queue, each on its own, so a slow one cannot hold up the others.
 final class DeadlineTimer: @unchecked Sendable {
-    // @unchecked: the mutable state is behind `state`; the timer is only armed under it.
+    // @unchecked: `DispatchSourceTimer` is not `Sendable`: it is set up in `init` and
+    // only armed under the lock after; the mutable state is behind `state`.
 
     /// The timer of managers on the default scheduler.
     static let shared = DeadlineTimer()

@@ -14,9 +14,7 @@ import Rx
 /// Settling and firing race under one lock, so exactly one of them wins: either the
 /// value is delivered and the execution completes, or the timeout ends it and the value
 /// is never delivered.
-final class ExecutionDeadline: @unchecked Sendable {
-    // @unchecked: all mutable state is behind `state`; the rest is immutable.
-
+final class ExecutionDeadline: Sendable {
     /// Which limits apply, in seconds.
     struct Limits: Equatable {
         /// From subscription to the end, whatever happens.
