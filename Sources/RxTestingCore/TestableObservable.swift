@@ -3,14 +3,14 @@ import Rx
 /// An observable for tests whose events are scripted in virtual time, and which records
 /// when it was subscribed and unsubscribed.
 public class TestableObservable<Element>: ObservableType, @unchecked Sendable {
-    // Sendable: mutable state is behind `lock`; subclasses keep to that.
+    // Sendable: the subscription log is behind its lock, and subclasses keep their state
+    // behind one of their own; the rest is immutable.
 
     /// The scripted events.
     public let recordedEvents: [Recorded<Event<Element>>]
 
     let scheduler: TestScheduler
-    let lock = NSLockShim()
-    var subscriptionLog: [Subscription] = []
+    private let subscriptionLog = LockedState<[Subscription]>([])
 
     init(scheduler: TestScheduler, recordedEvents: [Recorded<Event<Element>>]) {
         self.scheduler = scheduler
@@ -18,7 +18,7 @@ public class TestableObservable<Element>: ObservableType, @unchecked Sendable {
     }
 
     /// When the observable was subscribed and unsubscribed.
-    public var subscriptions: [Subscription] { lock.withLock { subscriptionLog } }
+    public var subscriptions: [Subscription] { subscriptionLog.withLock { $0 } }
 
     /// Subscribes `observer`; implemented by the hot and cold variants.
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
@@ -29,27 +29,37 @@ public class TestableObservable<Element>: ObservableType, @unchecked Sendable {
     /// Records a subscription now; returns its index in the log.
     func logSubscription() -> Int {
         let now = scheduler.clock
-        return lock.withLock {
-            subscriptionLog.append(Subscription(now))
-            return subscriptionLog.count - 1
+        return subscriptionLog.withLock { log in
+            log.append(Subscription(now))
+            return log.count - 1
         }
     }
 
     /// Closes the subscription at `index` now.
     func logUnsubscription(at index: Int) {
         let now = scheduler.clock
-        lock.withLock {
-            let start = subscriptionLog[index].subscribe
-            subscriptionLog[index] = Subscription(start, now)
+        subscriptionLog.withLock { log in
+            let start = log[index].subscribe
+            log[index] = Subscription(start, now)
         }
+    }
+
+    /// Whether the subscription at `index` was closed.
+    func isUnsubscribed(at index: Int) -> Bool {
+        subscriptionLog.withLock { $0[index].unsubscribe != Int.max }
     }
 }
 
 /// A hot test observable: its events happen at absolute virtual times, whether or not
 /// anyone is subscribed.
 final class HotObservable<Element>: TestableObservable<Element>, @unchecked Sendable {
-    private var observers: [Int: AnyObserver<Element>] = [:]
-    private var nextKey = 0
+    /// The observers subscribed now, by the order they came in.
+    private struct Observers {
+        var byKey: [Int: AnyObserver<Element>] = [:]
+        var nextKey = 0
+    }
+
+    private let observers = LockedState(Observers())
 
     override init(scheduler: TestScheduler, recordedEvents: [Recorded<Event<Element>>]) {
         super.init(scheduler: scheduler, recordedEvents: recordedEvents)
@@ -57,7 +67,7 @@ final class HotObservable<Element>: TestableObservable<Element>, @unchecked Send
             let event = UncheckedSendable(recorded.value)
             scheduler.scheduleAt(recorded.time) { [weak self] in
                 guard let self else { return }
-                let current = self.lock.withLock { self.observers.sorted { $0.key < $1.key }.map(\.value) }
+                let current = self.observers.withLock { $0.byKey.sorted { $0.key < $1.key }.map(\.value) }
                 for observer in current { observer.on(event.value) }
             }
         }
@@ -66,15 +76,15 @@ final class HotObservable<Element>: TestableObservable<Element>, @unchecked Send
     override func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
         let index = logSubscription()
-        let key = lock.withLock { () -> Int in
-            let key = nextKey
-            nextKey += 1
-            observers[key] = AnyObserver(observer)
+        let key = observers.withLock { observers -> Int in
+            let key = observers.nextKey
+            observers.nextKey += 1
+            observers.byKey[key] = AnyObserver(observer)
             return key
         }
         return Disposables.create { [weak self] in
             guard let self else { return }
-            let removed = self.lock.withLock { self.observers.removeValue(forKey: key) != nil }
+            let removed = self.observers.withLock { $0.byKey.removeValue(forKey: key) } != nil
             if removed { self.logUnsubscription(at: index) }
         }
     }
@@ -98,8 +108,7 @@ final class ColdObservable<Element>: TestableObservable<Element>, @unchecked Sen
         }
         return Disposables.create { [weak self] in
             guard let self else { return }
-            let closed = self.lock.withLock { self.subscriptionLog[index].unsubscribe != Int.max }
-            if !closed { self.logUnsubscription(at: index) }
+            if !self.isUnsubscribed(at: index) { self.logUnsubscription(at: index) }
             scheduled.dispose()
         }
     }

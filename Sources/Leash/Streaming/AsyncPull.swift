@@ -35,33 +35,29 @@ private final class PullHandle<Element: Sendable>: Sendable {
 }
 
 /// The elements between the observable and the loop.
+///
+/// Not a `DeliveryLine`: the loop pulls (a line's deliverer is whichever thread submits
+/// while it is idle), and a full buffer makes the observable's thread wait on `room`
+/// until the loop takes an element, which a line does not do.
 private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
-    // @unchecked: the mutable state is behind `lock`; `source` is only read.
+    // @unchecked: the mutable state is behind `state`'s lock (`waiting` and `consumer`
+    // too, though kept outside the struct); `source` and `room` are only read.
+    //
+    // Generic code from here runs unspecialised (the element type is the app's): every
+    // generic type it touches is a look-up at run time, so the locked state (`PullState`)
+    // is not generic, the elements and the loop's continuation are kept beside it, and no
+    // `withLock` returns a generic value (they are swapped out into locals instead).
     private let source: Observable<Element>
-    private let lock = Lock()
+    private let state = LockedState(PullState())
     /// At most `AsyncPull.limit` (and a few more while subscribing): `removeFirst` is cheap.
+    /// Behind `state`'s lock.
     private var waiting: [Element] = []
-    private var end: Swift.Error??
+    /// The loop, while it waits for an element. Behind `state`'s lock.
     private var consumer: CheckedContinuation<Element?, Swift.Error>?
-    private var subscription: Disposable?
-    private var isStarted = false
-    private var isCancelled = false
-    /// Whether the subscription is being made: an element then is never waited for (it
-    /// may come on the loop's own thread).
-    private var isSubscribing = false
-    /// Whether the observable's thread waits for room.
-    private var producerWaits = false
     private let room = DispatchSemaphore(value: 0)
 
     init(_ source: Observable<Element>) {
         self.source = source
-    }
-
-    /// What `next()` found.
-    private enum Answer {
-        case element(Element, wakesProducer: Bool)
-        case end(Swift.Error?)
-        case wait
     }
 
     /// The next element, nil at the end (or once cancelled); throws the stream's failure.
@@ -69,20 +65,20 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
         startIfNeeded()
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Element?, Swift.Error>) in
-                let answer = lock.withLock { () -> Answer in
+                var element: Element?
+                let answer = state.withLock { state -> PullAnswer in
                     if !waiting.isEmpty {
-                        let element = waiting.removeFirst()
-                        let wakes = producerWaits
-                        producerWaits = false
-                        return .element(element, wakesProducer: wakes)
+                        element = waiting.removeFirst()
+                        defer { state.producerWaits = false }
+                        return .element(wakesProducer: state.producerWaits)
                     }
-                    if isCancelled { return .end(nil) }
-                    if let end { return .end(end) }
+                    if state.isCancelled { return .end(nil) }
+                    if let end = state.end { return .end(end) }
                     consumer = continuation
                     return .wait
                 }
                 switch answer {
-                case .element(let element, let wakes):
+                case .element(let wakes):
                     if wakes { room.signal() }
                     continuation.resume(returning: element)
                 case .end(let error):
@@ -99,36 +95,39 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
     /// Stops: the subscription is disposed, a waiting loop gets the end, a waiting
     /// producer goes on.
     func cancel() {
-        let (waitingConsumer, toDispose, wakes) = lock.withLock {
-            () -> (CheckedContinuation<Element?, Swift.Error>?, Disposable?, Bool) in
-            if isCancelled { return (nil, nil, false) }
-            isCancelled = true
-            waiting.removeAll()
+        var waitingConsumer: CheckedContinuation<Element?, Swift.Error>?
+        var dropped: [Element] = []
+        let (toDispose, wakes) = state.withLock { state -> (Disposable?, Bool) in
+            if state.isCancelled { return (nil, false) }
+            state.isCancelled = true
+            swap(&dropped, &waiting)
+            swap(&waitingConsumer, &consumer)
             defer {
-                consumer = nil
-                subscription = nil
-                producerWaits = false
+                state.subscription = nil
+                state.producerWaits = false
             }
-            return (consumer, subscription, producerWaits)
+            return (state.subscription, state.producerWaits)
         }
+        // Released here, outside the lock: freeing them may run the app's deinits.
+        withExtendedLifetime(dropped) {}
         if wakes { room.signal() }
         toDispose?.dispose()
         waitingConsumer?.resume(returning: nil)
     }
 
     private func startIfNeeded() {
-        let starts = lock.withLock { () -> Bool in
-            if isStarted || isCancelled { return false }
-            isStarted = true
-            isSubscribing = true
+        let starts = state.withLock { state -> Bool in
+            if state.isStarted || state.isCancelled { return false }
+            state.isStarted = true
+            state.isSubscribing = true
             return true
         }
         guard starts else { return }
         let made = source.subscribe { [weak self] event in self?.on(event) }
-        let keep = lock.withLock { () -> Bool in
-            isSubscribing = false
-            if isCancelled || end != nil { return false }
-            subscription = made
+        let keep = state.withLock { state -> Bool in
+            state.isSubscribing = false
+            if state.isCancelled || state.end != nil { return false }
+            state.subscription = made
             return true
         }
         if !keep { made.dispose() }
@@ -137,19 +136,18 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
     private func on(_ event: Event<Element>) {
         switch event {
         case .next(let element):
-            let (waitingConsumer, waits) = lock.withLock {
-                () -> (CheckedContinuation<Element?, Swift.Error>?, Bool) in
-                if isCancelled { return (nil, false) }
-                if let consumer {
-                    self.consumer = nil
-                    return (consumer, false)
-                }
+            var waitingConsumer: CheckedContinuation<Element?, Swift.Error>?
+            let waits = state.withLock { state -> Bool in
+                if state.isCancelled { return false }
+                // The loop waits: the element goes to it, not into `waiting`.
+                swap(&waitingConsumer, &consumer)
+                if waitingConsumer != nil { return false }
                 waiting.append(element)
-                let full = waiting.count >= AsyncPull.limit && !isSubscribing
-                if full { producerWaits = true }
-                return (nil, full)
+                let full = waiting.count >= AsyncPull.limit && !state.isSubscribing
+                if full { state.producerWaits = true }
+                return full
             }
-            if let waitingConsumer { waitingConsumer.resume(returning: element) }
+            waitingConsumer?.resume(returning: element)
             if waits { room.wait() }
         case .error(let error):
             finish(error)
@@ -159,14 +157,39 @@ private final class PullBuffer<Element: Sendable>: @unchecked Sendable {
     }
 
     private func finish(_ error: Swift.Error?) {
-        let waitingConsumer = lock.withLock { () -> CheckedContinuation<Element?, Swift.Error>? in
-            if isCancelled || end != nil { return nil }
-            end = .some(error)
-            subscription = nil
-            defer { consumer = nil }
-            return consumer
+        var waitingConsumer: CheckedContinuation<Element?, Swift.Error>?
+        let (ends, subscription) = state.withLock { state -> (Bool, Disposable?) in
+            if state.isCancelled || state.end != nil { return (false, nil) }
+            state.end = .some(error)
+            swap(&waitingConsumer, &consumer)
+            defer { state.subscription = nil }
+            return (true, state.subscription)
         }
-        guard let waitingConsumer else { return }
+        // The ended subscription is let go of here, outside the lock.
+        withExtendedLifetime(subscription) {}
+        guard ends, let waitingConsumer else { return }
         if let error { waitingConsumer.resume(throwing: error) } else { waitingConsumer.resume(returning: nil) }
     }
+}
+
+/// The flags of a `PullBuffer`, decided under its lock: outside the generic class, so
+/// that the lock over them is not generic.
+private struct PullState {
+    /// The observable's end: `.some(nil)` once it completed, `.some(error)` once it failed.
+    var end: Swift.Error??
+    var subscription: Disposable?
+    var isStarted = false
+    var isCancelled = false
+    /// Whether the subscription is being made: an element then is never waited for (it
+    /// may come on the loop's own thread).
+    var isSubscribing = false
+    /// Whether the observable's thread waits for room.
+    var producerWaits = false
+}
+
+/// What a `PullBuffer`'s `next()` found (the element itself is swapped out beside it).
+private enum PullAnswer {
+    case element(wakesProducer: Bool)
+    case end(Swift.Error?)
+    case wait
 }

@@ -18,19 +18,25 @@ import Rx
 /// that is not `text/event-stream`, or a line longer than the limit: those end the
 /// stream.
 final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sendable {
-    // @unchecked: the mutable state is behind `lock`; a connection's parser is used by
-    // that connection's events only, which come one at a time.
+    // @unchecked: `endpoint` (the app's, not `Sendable`) is only read; the mutable state
+    // is behind `state`; a connection's parser is used by that connection's events only,
+    // which come one at a time.
+
+    /// What the session keeps across connections, decided under its lock.
+    private struct State {
+        var lastEventID: String
+        var reconnectionTime: Int?
+        var isDisposed = false
+        /// Whether the session waits to reconnect: then no connection is in flight, and the
+        /// session itself is in the manager's registry, for `cancelAll()`.
+        var isWaiting = false
+    }
+
     private let client: Client
     private let endpoint: Endpoint
     private let options: ServerSentEventOptions
     private let observer: AnyObserver<ServerSentEvent>
-    private let lock = Lock()
-    private var lastEventID: String
-    private var reconnectionTime: Int?
-    private var isDisposed = false
-    /// Whether the session waits to reconnect: then no connection is in flight, and the
-    /// session itself is in the manager's registry, for `cancelAll()`.
-    private var isWaiting = false
+    private let state: LockedState<State>
     /// The connection in progress, or the wait before the next.
     private let connection = SerialDisposable()
 
@@ -43,14 +49,14 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
         self.endpoint = endpoint
         self.options = options
         self.observer = observer
-        lastEventID = options.lastEventID ?? ""
+        state = LockedState(State(lastEventID: options.lastEventID ?? ""))
     }
 
     func dispose() {
-        let wasWaiting = lock.withLock { () -> Bool in
-            isDisposed = true
-            defer { isWaiting = false }
-            return isWaiting
+        let wasWaiting = state.withLock { state -> Bool in
+            state.isDisposed = true
+            defer { state.isWaiting = false }
+            return state.isWaiting
         }
         if wasWaiting { client.manager.executions.remove(self) }
         connection.dispose()
@@ -60,10 +66,10 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
     /// `LeashError.cancelled` (a connection in flight is cancelled as any execution, and
     /// its `LeashError.cancelled` ends the stream without reconnecting).
     func cancelFromManager() {
-        let wasWaiting = lock.withLock { () -> Bool in
-            guard isWaiting, !isDisposed else { return false }
-            isWaiting = false
-            isDisposed = true
+        let wasWaiting = state.withLock { state -> Bool in
+            guard state.isWaiting, !state.isDisposed else { return false }
+            state.isWaiting = false
+            state.isDisposed = true
             return true
         }
         guard wasWaiting else { return }
@@ -74,7 +80,7 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
 
     /// Opens the next connection.
     func connect() {
-        let (id, isOver) = lock.withLock { (lastEventID, isDisposed) }
+        let (id, isOver) = state.withLock { ($0.lastEventID, $0.isDisposed) }
         if isOver { return }
         let parser = ConnectionParser(
             ServerSentEventParser(lastEventID: id, maximumLineLength: options.maximumLineLength))
@@ -100,7 +106,7 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
         if request.value(forHTTPHeaderField: "Cache-Control") == nil {
             request.setValue("no-cache", forHTTPHeaderField: "Cache-Control")
         }
-        let id = lock.withLock { lastEventID }
+        let id = state.withLock { $0.lastEventID }
         if !id.isEmpty { request.setValue(id, forHTTPHeaderField: "Last-Event-ID") }
     }
 
@@ -139,18 +145,18 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
         let observer = self.observer
         try parser.value.parse(data) { observer.onNext($0) }
         let (id, retry) = (parser.value.sourceLastEventID, parser.value.reconnectionTime)
-        lock.withLock {
-            lastEventID = id
-            if let retry { reconnectionTime = retry }
+        state.withLock { state in
+            state.lastEventID = id
+            if let retry { state.reconnectionTime = retry }
         }
     }
 
     /// Waits the reconnection time on the manager's scheduler (virtual under a
     /// `TestScheduler`), then connects again.
     private func reconnectLater() {
-        let (time, isOver) = lock.withLock { () -> (Int?, Bool) in
-            if !isDisposed { isWaiting = true }
-            return (reconnectionTime, isDisposed)
+        let (time, isOver) = state.withLock { state -> (Int?, Bool) in
+            if !state.isDisposed { state.isWaiting = true }
+            return (state.reconnectionTime, state.isDisposed)
         }
         if isOver { return }
         let milliseconds = time ?? Int(options.reconnectionDelay * 1000)
@@ -158,9 +164,9 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
         connection.disposable = client.manager.scheduler.scheduleRelative(
             (), dueTime: .milliseconds(max(0, milliseconds))
         ) { [self] _ in
-            let proceeds = lock.withLock { () -> Bool in
-                defer { isWaiting = false }
-                return isWaiting
+            let proceeds = state.withLock { state -> Bool in
+                defer { state.isWaiting = false }
+                return state.isWaiting
             }
             if proceeds {
                 client.manager.executions.remove(self)

@@ -13,8 +13,18 @@ import Rx
 /// It owns the files it makes (a staged multipart body, a download's temporary file) and
 /// removes them when the execution ends, whatever ends it (`release()`, called by every
 /// form at the end, and again when it is freed).
-final class ExecutionTransfer: @unchecked Sendable {
-    // @unchecked: the mutable state is behind `lock`; the rest is immutable.
+final class ExecutionTransfer: Sendable {
+    /// What the execution made and reported so far, decided under the lock.
+    private struct State {
+        /// The endpoint's body, once looked at (the parameters are read once per execution).
+        var body: PreparedBody?
+        /// Files this execution made, removed at its end.
+        var ownedFiles: [URL] = []
+        var downloadFile: URL?
+        var isReleased = false
+        var uploadThrottle = ProgressThrottle()
+        var downloadThrottle = ProgressThrottle()
+    }
 
     /// Whether the execution reports progress events (the events form, uploads and
     /// downloads), or the idle limit needs the transport to report bytes as they move.
@@ -26,15 +36,7 @@ final class ExecutionTransfer: @unchecked Sendable {
     /// The clock progress is throttled on: the manager's scheduler (virtual under a
     /// `TestScheduler`).
     private let scheduler: SchedulerType
-    private let lock = Lock()
-    /// The endpoint's body, once looked at (the parameters are read once per execution).
-    private var body: PreparedBody?
-    /// Files this execution made, removed at its end.
-    private var ownedFiles: [URL] = []
-    private var downloadFile: URL?
-    private var isReleased = false
-    private var uploadThrottle = ProgressThrottle()
-    private var downloadThrottle = ProgressThrottle()
+    private let state = LockedState(State())
 
     init(reportsProgress: Bool, download: DownloadPlan?, streams: Bool = false, scheduler: SchedulerType) {
         self.reportsProgress = reportsProgress
@@ -57,12 +59,14 @@ final class ExecutionTransfer: @unchecked Sendable {
         else {
             return .inRequest
         }
-        let prepared = try lock.withLock { () throws -> PreparedBody in
-            if let body { return body }
-            if isReleased { throw LeashError.cancelled }
+        // Made under the lock, once: every attempt sends the same staged file, and a
+        // `release()` racing it cannot miss the file.
+        let prepared = try state.withLock { state throws -> PreparedBody in
+            if let body = state.body { return body }
+            if state.isReleased { throw LeashError.cancelled }
             let made = try PreparedBody(parameters: endpoint.parameters, request: request, stagingIn: Self.directory)
-            if case .file(let url, _, true) = made { ownedFiles.append(url) }
-            body = made
+            if case .file(let url, _, true) = made { state.ownedFiles.append(url) }
+            state.body = made
             return made
         }
         switch prepared {
@@ -81,13 +85,13 @@ final class ExecutionTransfer: @unchecked Sendable {
         if streams { return .stream }
         guard let download else { return .memory }
         return .file(
-            try lock.withLock { () throws -> URL in
-                if let downloadFile { return downloadFile }
+            try state.withLock { state throws -> URL in
+                if let downloadFile = state.downloadFile { return downloadFile }
                 // Over already (disposed, timed out): no file is made that nobody removes.
-                if isReleased { throw LeashError.cancelled }
+                if state.isReleased { throw LeashError.cancelled }
                 let url = try download.makeTemporaryFile(in: Self.directory)
-                ownedFiles.append(url)
-                downloadFile = url
+                state.ownedFiles.append(url)
+                state.downloadFile = url
                 return url
             })
     }
@@ -97,23 +101,23 @@ final class ExecutionTransfer: @unchecked Sendable {
     /// (not one per 16 KB chunk of a 1 GB file).
     func throttled(upload progress: TransferProgress) -> TransferProgress? {
         let now = scheduler.now
-        return lock.withLock { uploadThrottle.admit(progress, at: now) ? progress : nil }
+        return state.withLock { $0.uploadThrottle.admit(progress, at: now) } ? progress : nil
     }
 
     /// As `throttled(upload:)`, for the response's body.
     func throttled(download progress: TransferProgress) -> TransferProgress? {
         let now = scheduler.now
-        return lock.withLock { downloadThrottle.admit(progress, at: now) ? progress : nil }
+        return state.withLock { $0.downloadThrottle.admit(progress, at: now) } ? progress : nil
     }
 
     /// Removes the files this execution made (a download's temporary file, once moved
     /// into place, is already gone). Idempotent.
     func release() {
-        let files = lock.withLock { () -> [URL] in
-            if isReleased { return [] }
-            isReleased = true
-            defer { ownedFiles.removeAll() }
-            return ownedFiles
+        let files = state.withLock { state -> [URL] in
+            if state.isReleased { return [] }
+            state.isReleased = true
+            defer { state.ownedFiles.removeAll() }
+            return state.ownedFiles
         }
         for file in files { try? FileManager.default.removeItem(at: file) }
     }

@@ -169,10 +169,9 @@ private struct CookieKey: Hashable {
 /// configuration), found by the storage's identity; a schedule is kept while its
 /// storage lives. A cookie an app sets in the storage itself, with an expiry, is not
 /// known here until the storage is next looked through.
-final class CookieExpirySchedule: @unchecked Sendable {
-    // @unchecked: `next` is behind `lock`.
-    private let lock = Lock()
-    private var next: Date?
+final class CookieExpirySchedule: Sendable {
+    /// When the next cookie expires, as far as Leash knows.
+    private let next = LockedState<Date?>(nil)
 
     private init() {}
 
@@ -205,7 +204,7 @@ final class CookieExpirySchedule: @unchecked Sendable {
 
     /// A cookie expires at `expiry`.
     func note(_ expiry: Date) {
-        lock.withLock {
+        next.withLock { next in
             if let current = next, current <= expiry { return }
             next = expiry
         }
@@ -214,7 +213,7 @@ final class CookieExpirySchedule: @unchecked Sendable {
     /// Removes the expired cookies from `storage` if a known expiry has passed.
     func dropExpiredCookiesIfDue(from storage: HTTPCookieStorage) {
         let now = Date()
-        let isDue = lock.withLock { () -> Bool in
+        let isDue = next.withLock { next -> Bool in
             guard let current = next, current <= now else { return false }
             next = nil
             return true

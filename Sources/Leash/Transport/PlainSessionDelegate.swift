@@ -30,9 +30,10 @@ import Rx
 /// defaults answer instead), and splitting the conformance would need `@objc` on Apple
 /// platforms, which Linux cannot compile.
 final class PlainSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: `tasks` is behind `lock`; `trust` and `cancelQueue` are immutable.
-    private let lock = Lock()
-    private var tasks: [Int: PlainTaskEvents] = [:]
+    // @unchecked: `NSObject` is not `Sendable`; the tasks are behind their lock, and
+    // `trust` and `cancelQueue` are immutable.
+    /// Each task's `PlainTask`, by task identifier.
+    private let tasks = LockedState<[Int: PlainTaskEvents]>([:])
     /// How servers' certificates are judged, per host (Apple platforms).
     let trust: ServerTrust
     /// Where challenges are answered: off URLSession's queue (see `ChallengeAnswers`).
@@ -45,15 +46,15 @@ final class PlainSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked S
 
     /// Routes `task`'s calls to `plain` until it completes.
     func register(_ plain: PlainTaskEvents, for task: URLSessionTask) {
-        lock.withLock { tasks[task.taskIdentifier] = plain }
+        tasks.withLock { $0[task.taskIdentifier] = plain }
     }
 
     func plainTask(for task: URLSessionTask, removing: Bool = false) -> PlainTaskEvents? {
-        lock.withLock { removing ? tasks.removeValue(forKey: task.taskIdentifier) : tasks[task.taskIdentifier] }
+        tasks.withLock { removing ? $0.removeValue(forKey: task.taskIdentifier) : $0[task.taskIdentifier] }
     }
 
     /// How many tasks are routed (for tests: 0 once every task ended).
-    var taskCount: Int { lock.withLock { tasks.count } }
+    var taskCount: Int { tasks.withLock { $0.count } }
 
     func urlSession(
         _ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,

@@ -21,7 +21,8 @@ import Foundation
 ///   on Apple platforms: FoundationNetworking's `suspend()` does not pause a running
 ///   transfer.
 final class StreamBacklog: @unchecked Sendable {
-    // @unchecked: all state is behind `condition`.
+    // @unchecked: all state is behind `condition`: a condition, not a `LockedState`,
+    // since URLSession's queue waits on it for the subscriber (`byWaiting`).
 
     /// How the connection is held back (see the type).
     enum Holding {

@@ -12,20 +12,26 @@ import Rx
 ///
 /// It also holds the task's place in its manager's `RequestDispatcher`, given back once,
 /// when URLSession reports the task ended (`ended()`), or at once if it never started.
-final class TaskState: PreparedRequest, @unchecked Sendable {
-    // @unchecked: all state is behind `lock`.
-    private let lock = Lock()
-    private var task: URLSessionTask?
-    private var isDone = false
-    private var isAborted = false
-    private var place: DispatcherPlace?
-    /// Creates the task, for `launch()`.
-    private var launcher: (() -> URLSessionTask)?
+final class TaskState: PreparedRequest, Sendable {
+    // The mutable state is behind `state`; `URLSessionTask` and the launcher are not
+    // `Sendable`, but only touched under its lock.
+
+    /// The task's life, decided under the lock.
+    private struct State {
+        var task: URLSessionTask?
+        var isDone = false
+        var isAborted = false
+        var place: DispatcherPlace?
+        /// Creates the task, for `launch()`.
+        var launcher: (() -> URLSessionTask)?
+    }
+
+    private let state: LockedState<State>
     private let cancelQueue: DispatchQueue
 
     init(cancelQueue: DispatchQueue, place: DispatcherPlace? = nil) {
         self.cancelQueue = cancelQueue
-        self.place = place
+        state = LockedState(State(place: place))
     }
 
     func dispose() {
@@ -34,7 +40,7 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
 
     /// Sets what `launch()` does: create the task (and register it with the delegate).
     func prepare(_ create: @escaping () -> URLSessionTask) {
-        lock.withLock { launcher = create }
+        state.withLock { $0.launcher = create }
     }
 
     /// Creates the prepared task and resumes it, unless the request was disposed first
@@ -47,35 +53,40 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
     /// (which waits for URLSession's work queue on Linux) cannot deadlock; this must not
     /// be called on that work queue.
     func launch() {
-        lock.withLock {
-            guard !isDone, let create = launcher else { return }
-            launcher = nil
+        state.withLock { state in
+            guard !state.isDone, let create = state.launcher else { return }
+            state.launcher = nil
             let created = create()
-            task = created
+            state.task = created
             created.resume()
         }
     }
 
     /// Whether the task is neither finished nor cancelled.
-    var isRunning: Bool { lock.withLock { !isDone } }
+    var isRunning: Bool { state.withLock { !$0.isDone } }
 
     /// Whether the task was cancelled (disposed, or stopped by Leash) rather than finished
     /// by URLSession: what was received before a finish is still delivered, nothing after
     /// a cancel.
-    var isCancelled: Bool { lock.withLock { isAborted } }
+    var isCancelled: Bool { state.withLock { $0.isAborted } }
 
     /// Cancels the task (asynchronously) unless it already finished or was cancelled;
     /// returns whether this call ended it. For the transport itself, failing a task whose
     /// body it could not keep.
     func abort() -> Bool {
-        let (ended, running) = lock.withLock { () -> (Bool, URLSessionTask?) in
-            if isDone { return (false, nil) }
-            isDone = true
-            isAborted = true
-            launcher = nil
-            defer { task = nil }
-            return (true, task)
+        let (ended, running, launcher) = state.withLock {
+            state -> (Bool, URLSessionTask?, (() -> URLSessionTask)?) in
+            if state.isDone { return (false, nil, nil) }
+            state.isDone = true
+            state.isAborted = true
+            defer {
+                state.launcher = nil
+                state.task = nil
+            }
+            return (true, state.task, state.launcher)
         }
+        // Let go of outside the lock: the launcher holds the request's observer.
+        withExtendedLifetime(launcher) {}
         if let running {
             cancelQueue.async { running.cancel() }
         } else if ended {
@@ -87,13 +98,13 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
 
     /// Suspends the running task (asynchronously, in order with `resume` and cancel).
     func suspend() {
-        guard let running = lock.withLock({ isDone ? nil : task }) else { return }
+        guard let running = state.withLock({ $0.isDone ? nil : $0.task }) else { return }
         cancelQueue.async { running.suspend() }
     }
 
     /// Resumes the task `suspend` suspended, unless it ended meanwhile.
     func resume() {
-        guard let running = lock.withLock({ isDone ? nil : task }) else { return }
+        guard let running = state.withLock({ $0.isDone ? nil : $0.task }) else { return }
         cancelQueue.async { running.resume() }
     }
 
@@ -101,9 +112,9 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
     /// its place in the dispatcher is given back, once.
     func ended() {
         guard
-            let released = lock.withLock({ () -> DispatcherPlace? in
-                defer { place = nil }
-                return place
+            let released = state.withLock({ state -> DispatcherPlace? in
+                defer { state.place = nil }
+                return state.place
             })
         else { return }
         released.release()
@@ -111,10 +122,10 @@ final class TaskState: PreparedRequest, @unchecked Sendable {
 
     /// Marks the task finished by URLSession; returns false if it was cancelled first.
     func finish() -> Bool {
-        lock.withLock {
-            if isDone { return false }
-            isDone = true
-            task = nil
+        state.withLock { state in
+            if state.isDone { return false }
+            state.isDone = true
+            state.task = nil
             return true
         }
     }

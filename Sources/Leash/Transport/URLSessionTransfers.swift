@@ -143,21 +143,20 @@ private struct PreparedTransfer: PreparedRequest {
 
 /// A transfer's observer until the transfer is disposed, then nothing: the subscription it
 /// leads to is freed at once, whatever still holds the transfer.
-private final class TransferOutput: @unchecked Sendable {
-    // @unchecked: `observer` is behind `lock`.
-    private let lock = Lock()
-    private var observer: AnyObserver<TransportEvent>?
+private final class TransferOutput: Sendable {
+    private let observer: LockedState<AnyObserver<TransportEvent>?>
 
     init(_ observer: AnyObserver<TransportEvent>) {
-        self.observer = observer
+        self.observer = LockedState(observer)
     }
 
     func on(_ event: Event<TransportEvent>) {
-        lock.withLock { observer }?.on(event)
+        // Called outside the lock: the subscriber's code runs there.
+        observer.withLock { $0 }?.on(event)
     }
 
     func release() {
-        let released = lock.withLock { () -> AnyObserver<TransportEvent>? in
+        let released = observer.withLock { observer -> AnyObserver<TransportEvent>? in
             defer { observer = nil }
             return observer
         }
@@ -171,9 +170,10 @@ private final class TransferOutput: @unchecked Sendable {
 /// Like the plain session's delegate (`PlainSessionDelegate`), it declines every redirect
 /// (Leash's pipeline follows them), and it hands each task its metrics and trust failure.
 final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: `transfers` is behind `lock`; `trust` and `cancelQueue` are immutable.
-    private let lock = Lock()
-    private var transfers: [Int: TransferTask] = [:]
+    // @unchecked: `NSObject` is not `Sendable`; the transfers are behind their lock, and
+    // `trust` and `cancelQueue` are immutable.
+    /// Each task's transfer, by task identifier.
+    private let transfers = LockedState<[Int: TransferTask]>([:])
     /// How servers' certificates are judged, per host (Apple platforms).
     let trust: ServerTrust
     /// Where challenges are answered: off URLSession's queue (see `ChallengeAnswers`).
@@ -185,7 +185,7 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     func register(_ transfer: TransferTask, for task: URLSessionTask) {
-        lock.withLock { transfers[task.taskIdentifier] = transfer }
+        transfers.withLock { $0[task.taskIdentifier] = transfer }
     }
 
     /// Forgets the transfer of a task that will never report.
@@ -194,7 +194,7 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     func transfer(for task: URLSessionTask, removing: Bool = false) -> TransferTask? {
-        lock.withLock { removing ? transfers.removeValue(forKey: task.taskIdentifier) : transfers[task.taskIdentifier] }
+        transfers.withLock { removing ? $0.removeValue(forKey: task.taskIdentifier) : $0[task.taskIdentifier] }
     }
 
     func urlSession(
@@ -272,7 +272,8 @@ final class TransferTask: @unchecked Sendable {
     // @unchecked: `head`, `body`, `writer` (until handed to `writes`), `writes`,
     // `receivedBytes`, `expectedBytes` and `failure` are only touched on URLSession's
     // queue, one delegate call at a time; the writer and `writeError` then only on
-    // `writes`; `hops` is behind its own lock; `backlog` and `writeFailed` are atomics.
+    // `writes`; `hops` is behind its own lock; `backlog` and `writeFailed` are atomics (a
+    // byte count and a flag, each read and changed alone, from two queues).
 
     /// The most bytes of a download waiting to be written before URLSession's queue waits.
     static let backlogLimit = 2 * 1024 * 1024
@@ -286,7 +287,7 @@ final class TransferTask: @unchecked Sendable {
     let credentials: CredentialHandling
     private let deliveryQueue: DispatchQueue
     private let observer: TransferOutput
-    private let hops = ProgressHops()
+    private let hops = LockedState(ProgressHops())
     /// A stream's chunks waiting for the subscriber; nil unless the destination is `.stream`.
     let streamBacklog: StreamBacklog?
     /// The session made for this transfer alone (a stream's), kept until it ends.
@@ -581,9 +582,10 @@ final class TransferTask: @unchecked Sendable {
 
 /// When a transfer's progress crosses to its delivery queue: at most once per
 /// `interval`, and the latest one at the end of an interval in which some was held back.
-private final class ProgressHops: @unchecked Sendable {
-    // @unchecked: all state is behind `lock`.
-
+///
+/// A plain value kept behind its transfer's `LockedState`, which decides under the lock
+/// (the `LockedState` methods below).
+private struct ProgressHops {
     /// The shortest time between two reports: well under the pipeline's own throttle
     /// (`ProgressThrottle`), so that it still chooses which to report, and short enough
     /// that an idle limit counts from within 25 ms of the last byte.
@@ -598,47 +600,55 @@ private final class ProgressHops: @unchecked Sendable {
         case pending
     }
 
-    private let lock = Lock()
     private var lastReport: UInt64 = 0
     private var latest: TransportEvent?
     private var isScheduled = false
 
-    func offer(_ progress: TransportEvent) -> Decision {
+    /// What to do with `progress`, offered at `now` (nanoseconds of uptime).
+    mutating func offer(_ progress: TransportEvent, isComplete: Bool, at now: UInt64) -> Decision {
+        if isComplete {
+            // Every byte: reported at once, and nothing older after it.
+            latest = nil
+            lastReport = now
+            return .now
+        }
+        if isScheduled {
+            latest = progress
+            return .pending
+        }
+        if now &- lastReport >= Self.interval {
+            lastReport = now
+            return .now
+        }
+        latest = progress
+        isScheduled = true
+        return .later(DispatchTime(uptimeNanoseconds: lastReport &+ Self.interval))
+    }
+
+    /// The progress held back for the scheduled report, if any, taken at `now`.
+    mutating func takeLatest(at now: UInt64) -> TransportEvent? {
+        isScheduled = false
+        lastReport = now
+        defer { latest = nil }
+        return latest
+    }
+}
+
+extension LockedState where State == ProgressHops {
+    /// What to do with `progress` (see `ProgressHops.Decision`).
+    fileprivate func offer(_ progress: TransportEvent) -> ProgressHops.Decision {
         let now = DispatchTime.now().uptimeNanoseconds
         let isComplete: Bool
         switch progress {
         case .uploadProgress(let value), .downloadProgress(let value): isComplete = value.isComplete
         default: isComplete = false
         }
-        return lock.withLock {
-            if isComplete {
-                // Every byte: reported at once, and nothing older after it.
-                latest = nil
-                lastReport = now
-                return .now
-            }
-            if isScheduled {
-                latest = progress
-                return .pending
-            }
-            if now &- lastReport >= Self.interval {
-                lastReport = now
-                return .now
-            }
-            latest = progress
-            isScheduled = true
-            return .later(DispatchTime(uptimeNanoseconds: lastReport &+ Self.interval))
-        }
+        return withLock { $0.offer(progress, isComplete: isComplete, at: now) }
     }
 
     /// The progress held back for the scheduled report, if any.
-    func takeLatest() -> TransportEvent? {
+    fileprivate func takeLatest() -> TransportEvent? {
         let now = DispatchTime.now().uptimeNanoseconds
-        return lock.withLock {
-            isScheduled = false
-            lastReport = now
-            defer { latest = nil }
-            return latest
-        }
+        return withLock { $0.takeLatest(at: now) }
     }
 }

@@ -56,7 +56,8 @@ import Rx
 /// (`TransportResponse.metrics`); server trust is judged by the `serverTrust` policies
 /// given for each host (Apple platforms only: see `ServerTrustPolicy`).
 public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
-    // @unchecked: `URLSession` is thread-safe; the other properties are immutable.
+    // @unchecked: `URLSession` is thread-safe; the other properties are immutable (the
+    // transfer session behind its lock, the delivery queues' turn an atomic).
 
     /// A transport shared by every manager that does not set its own.
     public static let shared = URLSessionTransport()
@@ -89,6 +90,7 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
     private let deliveryQueues: [DispatchQueue] = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map {
         DispatchQueue(label: "leash.urlsession.delivery.\($0)")
     }
+    /// Whose turn it is among `deliveryQueues`: one counter, so an atomic add, not a lock.
     private let deliveryQueueTurn = AtomicInt(0)
 
     /// What a stream does when its subscriber falls behind.
@@ -149,7 +151,8 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
 
     /// The delegate-based session for transfers, made on the first one.
     private var transfers: TransferSession {
-        transferSessionLock.withLock {
+        // Made under the lock: two first transfers racing must not make two sessions.
+        transferSession.withLock { transferSession in
             if let existing = transferSession { return existing }
             let created = TransferSession(
                 configuration: session.configuration, trust: delegate.trust, cancelQueue: cancelQueue,
@@ -158,8 +161,7 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
             return created
         }
     }
-    private let transferSessionLock = Lock()
-    private var transferSession: TransferSession?
+    private let transferSession = LockedState<TransferSession?>(nil)
 
     /// The session's delegate queue (see the type's documentation).
     private static func makeDelegateQueue() -> OperationQueue {

@@ -24,24 +24,103 @@ import Rx
 ///
 /// Streams do not queue here: each has a session and a connection of its own, and a
 /// stream that lasts for hours must not hold a place that plain requests wait for.
-final class RequestDispatcher: @unchecked Sendable {
-    // @unchecked: all mutable state is behind `lock`.
+final class RequestDispatcher: Sendable {
+    // All mutable state is behind `state` (the waiters' `position` too).
 
     /// The most requests at the transport for one host.
     let perHost: Int
     /// The most requests at the transport in all.
     let total: Int
 
-    private let lock = Lock()
-    private var running = 0
-    private var runningByHost: [String: Int] = [:]
-    /// The requests waiting, oldest first; those removed before their turn are `nil`.
-    private var waiting: [Waiter?] = []
-    /// Where `waiting` begins (the slots before it were taken).
-    private var waitingStart = 0
-    /// Counts `cancelWaiting()` calls: a request promoted before one starts only if none
-    /// came since.
-    private var epoch = 0
+    /// The places taken and the requests waiting, decided under the lock.
+    private struct State {
+        let perHost: Int
+        let total: Int
+        var running = 0
+        var runningByHost: [String: Int] = [:]
+        /// The requests waiting, oldest first; those removed before their turn are `nil`.
+        var waiting: [Waiter?] = []
+        /// Where `waiting` begins (the slots before it were taken).
+        var waitingStart = 0
+        /// Counts `cancelWaiting()` calls: a request promoted before one starts only if none
+        /// came since.
+        var epoch = 0
+
+        mutating func takePlace(_ host: String) -> Bool {
+            guard running < total else { return false }
+            let forHost = runningByHost[host] ?? 0
+            guard forHost < perHost else { return false }
+            running += 1
+            runningByHost[host] = forHost + 1
+            return true
+        }
+
+        mutating func givePlaceBack(_ host: String) {
+            running -= 1
+            if let count = runningByHost[host], count > 1 {
+                runningByHost[host] = count - 1
+            } else {
+                runningByHost[host] = nil
+            }
+        }
+
+        mutating func append(_ waiter: Waiter) {
+            waiter.position = waiting.count
+            waiting.append(waiter)
+        }
+
+        /// The waiting requests that can go now, oldest first (one whose host is full is
+        /// skipped, not a barrier for the others), with their places taken.
+        mutating func promote() -> [Waiter] {
+            var ready: [Waiter] = []
+            var index = waitingStart
+            while index < waiting.count, running < total {
+                if let waiter = waiting[index], takePlace(waiter.host) {
+                    waiting[index] = nil
+                    waiter.position = nil
+                    ready.append(waiter)
+                }
+                index += 1
+            }
+            compact()
+            return ready
+        }
+
+        /// Takes every waiting request out (to be let go of outside the lock).
+        mutating func removeAllWaiting() -> [Waiter] {
+            let waiters = waiting[waitingStart...].compactMap { $0 }
+            for waiter in waiters { waiter.position = nil }
+            waiting.removeAll(keepingCapacity: true)
+            waitingStart = 0
+            return waiters
+        }
+
+        mutating func remove(_ waiter: Waiter) {
+            guard let position = waiter.position, position < waiting.count, waiting[position] === waiter else {
+                return
+            }
+            waiting[position] = nil
+            waiter.position = nil
+            compact()
+        }
+
+        var waitingCount: Int { waiting[waitingStart...].reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+
+        /// Drops the removed requests at the front, and the array when it is all removed.
+        private mutating func compact() {
+            while waitingStart < waiting.count, waiting[waitingStart] == nil { waitingStart += 1 }
+            if waitingStart == waiting.count {
+                waiting.removeAll(keepingCapacity: true)
+                waitingStart = 0
+            } else if waitingStart > 64, waitingStart * 2 > waiting.count {
+                waiting.removeFirst(waitingStart)
+                for (offset, waiter) in waiting.enumerated() { waiter?.position = offset }
+                waitingStart = 0
+            }
+        }
+    }
+
+    private let state: LockedState<State>
     /// Where waiting requests are started when a place frees up: never in place, since
     /// places are given back on URLSession's work queue, where creating a task deadlocks.
     private let startQueue: DispatchQueue
@@ -53,6 +132,7 @@ final class RequestDispatcher: @unchecked Sendable {
         self.perHost = max(1, perHost)
         self.total = max(1, total)
         self.startQueue = startQueue
+        state = LockedState(State(perHost: self.perHost, total: self.total))
     }
 
     /// The key a request counts against: its host and port.
@@ -68,18 +148,17 @@ final class RequestDispatcher: @unchecked Sendable {
     /// Takes a place for a request to `host` if there is one (`true`: the caller sends it
     /// now and gives the place back with `release(host:)`).
     func tryAcquire(host: String) -> Bool {
-        lock.withLock { takePlace(host) }
+        state.withLock { $0.takePlace(host) }
     }
 
     /// Queues `start` for a place for `host`, unless one freed up since `tryAcquire`
     /// (then returns `nil`, and the caller sends it now). Disposing the returned waiter
     /// removes it from the queue; once started, disposing it does nothing.
     func enqueue(host: String, start: @escaping @Sendable () -> Void) -> Disposable? {
-        lock.withLock { () -> Waiter? in
-            if takePlace(host) { return nil }
+        state.withLock { state -> Waiter? in
+            if state.takePlace(host) { return nil }
             let waiter = Waiter(host: host, dispatcher: self, start: start)
-            waiter.position = waiting.count
-            waiting.append(waiter)
+            state.append(waiter)
             return waiter
         }
     }
@@ -89,14 +168,9 @@ final class RequestDispatcher: @unchecked Sendable {
     /// queue, where creating a task deadlocks), else in place (another transport's request
     /// ended: a `StubTransport` in virtual time starts the next one in the same instant).
     func release(host: String, hop: Bool = true) {
-        let (ready, promotedIn) = lock.withLock { () -> ([Waiter], Int) in
-            running -= 1
-            if let count = runningByHost[host], count > 1 {
-                runningByHost[host] = count - 1
-            } else {
-                runningByHost[host] = nil
-            }
-            return (promote(), epoch)
+        let (ready, promotedIn) = state.withLock { state -> ([Waiter], Int) in
+            state.givePlaceBack(host)
+            return (state.promote(), state.epoch)
         }
         for waiter in ready {
             guard let start = waiter.takeStart() else {
@@ -111,7 +185,7 @@ final class RequestDispatcher: @unchecked Sendable {
             startQueue.async { [self] in
                 // `cancelWaiting()` came meanwhile: this request's execution is being
                 // cancelled, and must not start first.
-                if lock.withLock({ epoch == promotedIn }) {
+                if state.withLock({ $0.epoch == promotedIn }) {
                     start()
                 } else {
                     release(host: waiter.host)
@@ -125,13 +199,9 @@ final class RequestDispatcher: @unchecked Sendable {
     /// meanwhile must not send one of them first. (Each execution's own cancel then finds
     /// its request gone.)
     func cancelWaiting() {
-        let dropped = lock.withLock { () -> [Waiter] in
-            epoch &+= 1
-            let waiters = waiting[waitingStart...].compactMap { $0 }
-            for waiter in waiters { waiter.position = nil }
-            waiting.removeAll(keepingCapacity: true)
-            waitingStart = 0
-            return waiters
+        let dropped = state.withLock { state -> [Waiter] in
+            state.epoch &+= 1
+            return state.removeAllWaiting()
         }
         // Their closures (and the executions they hold) go now, outside the lock.
         for waiter in dropped { _ = waiter.takeStart() }
@@ -139,80 +209,31 @@ final class RequestDispatcher: @unchecked Sendable {
 
     /// How many requests are at the transport, and how many wait (for tests).
     var counts: (running: Int, waiting: Int) {
-        lock.withLock { (running, waiting[waitingStart...].reduce(0) { $0 + ($1 == nil ? 0 : 1) }) }
-    }
-
-    // MARK: Under the lock
-
-    private func takePlace(_ host: String) -> Bool {
-        guard running < total else { return false }
-        let forHost = runningByHost[host] ?? 0
-        guard forHost < perHost else { return false }
-        running += 1
-        runningByHost[host] = forHost + 1
-        return true
-    }
-
-    /// The waiting requests that can go now, oldest first (one whose host is full is
-    /// skipped, not a barrier for the others), with their places taken.
-    private func promote() -> [Waiter] {
-        var ready: [Waiter] = []
-        var index = waitingStart
-        while index < waiting.count, running < total {
-            if let waiter = waiting[index], takePlace(waiter.host) {
-                waiting[index] = nil
-                waiter.position = nil
-                ready.append(waiter)
-            }
-            index += 1
-        }
-        compact()
-        return ready
-    }
-
-    /// Drops the removed requests at the front, and the array when it is all removed.
-    private func compact() {
-        while waitingStart < waiting.count, waiting[waitingStart] == nil { waitingStart += 1 }
-        if waitingStart == waiting.count {
-            waiting.removeAll(keepingCapacity: true)
-            waitingStart = 0
-        } else if waitingStart > 64, waitingStart * 2 > waiting.count {
-            waiting.removeFirst(waitingStart)
-            for (offset, waiter) in waiting.enumerated() { waiter?.position = offset }
-            waitingStart = 0
-        }
+        state.withLock { ($0.running, $0.waitingCount) }
     }
 
     fileprivate func remove(_ waiter: Waiter) {
-        lock.withLock {
-            guard let position = waiter.position, position < waiting.count, waiting[position] === waiter else {
-                return
-            }
-            waiting[position] = nil
-            waiter.position = nil
-            compact()
-        }
+        state.withLock { $0.remove(waiter) }
     }
 
     /// A request waiting for a place.
     fileprivate final class Waiter: Disposable, @unchecked Sendable {
-        // @unchecked: `position` is behind the dispatcher's lock; `start` behind `startLock`.
+        // @unchecked: `position` is behind the dispatcher's lock; `start` behind its own.
         let host: String
         weak var dispatcher: RequestDispatcher?
         /// Where it is in `waiting`, while it waits.
         var position: Int?
-        private let startLock = Lock()
-        private var start: (@Sendable () -> Void)?
+        private let start: LockedState<(@Sendable () -> Void)?>
 
         init(host: String, dispatcher: RequestDispatcher, start: @escaping @Sendable () -> Void) {
             self.host = host
             self.dispatcher = dispatcher
-            self.start = start
+            self.start = LockedState(start)
         }
 
         /// The start, once: `nil` if the request was disposed meanwhile.
         func takeStart() -> (@Sendable () -> Void)? {
-            startLock.withLock {
+            start.withLock { start in
                 defer { start = nil }
                 return start
             }

@@ -1,3 +1,5 @@
+import Rx
+
 /// Where a transport hands its answer to continue an execution, instead of reporting it on
 /// a queue of its own: an `await`ing execution's task (`TaskMailbox`), which saves a
 /// thread hop per request.
@@ -17,9 +19,11 @@ protocol ResponseHandoff: AnyObject, Sendable {
 /// The task loops on `next()` until the execution is over (`finish()`): each job (the
 /// transport's answer) runs the pipeline on, usually to its end. Jobs handed after the end
 /// are dropped.
-final class TaskMailbox: ResponseHandoff, @unchecked Sendable {
-    // @unchecked: all state is behind `lock`.
-
+///
+/// Not a `DeliveryLine`: a line's deliverer is whichever thread submits while it is idle,
+/// where here only the awaiting task may run a job (the thread that hands one over is
+/// URLSession's work queue), so the task pulls, and waits for a job when there is none.
+final class TaskMailbox: ResponseHandoff, Sendable {
     /// What the awaiting task does next.
     enum Item {
         /// Runs a job.
@@ -28,11 +32,44 @@ final class TaskMailbox: ResponseHandoff, @unchecked Sendable {
         case finished
     }
 
-    private let lock = Lock()
-    private var jobs: [@Sendable () -> Void] = []
-    private var isFinished = false
-    /// The task, while it waits for an item.
-    private var waiter: UnsafeContinuation<Item, Never>?
+    /// The mailbox's contents, decided under its lock and acted on after.
+    private struct State {
+        typealias Job = @Sendable () -> Void
+
+        var jobs: [Job] = []
+        var isFinished = false
+        /// The task, while it waits for an item.
+        var waiter: UnsafeContinuation<Item, Never>?
+
+        /// `.finished` once finished, else the oldest job, if any.
+        mutating func take() -> Item? {
+            if isFinished { return .finished }
+            if jobs.isEmpty { return nil }
+            return .job(jobs.removeFirst())
+        }
+
+        /// Posts `item`: returns the waiting task, to be resumed with it, and the jobs
+        /// that will not run now (to be released outside the lock).
+        mutating func post(_ item: Item) -> (waiter: UnsafeContinuation<Item, Never>?, dropped: [Job]) {
+            if isFinished { return (nil, []) }
+            if case .finished = item {
+                isFinished = true
+                defer {
+                    jobs.removeAll()
+                    waiter = nil
+                }
+                return (waiter, jobs)
+            }
+            if let waiting = waiter {
+                waiter = nil
+                return (waiting, [])
+            }
+            if case .job(let job) = item { jobs.append(job) }
+            return (nil, [])
+        }
+    }
+
+    private let state = LockedState(State())
 
     func hand(_ job: @escaping @Sendable () -> Void) {
         post(.job(job))
@@ -45,13 +82,13 @@ final class TaskMailbox: ResponseHandoff, @unchecked Sendable {
 
     /// The next job, or `.finished`; waits if there is neither.
     func next() async -> Item {
-        if let item = lock.withLock({ take() }) { return item }
+        if let item = state.withLock({ $0.take() }) { return item }
         // The continuation is unchecked (an allocation and a check less): it is resumed
         // exactly once, by whoever takes it out under the lock.
         return await withUnsafeContinuation { continuation in
-            let ready = lock.withLock { () -> Item? in
-                if let item = take() { return item }
-                waiter = continuation
+            let ready = state.withLock { state -> Item? in
+                if let item = state.take() { return item }
+                state.waiter = continuation
                 return nil
             }
             if let ready { continuation.resume(returning: ready) }
@@ -59,31 +96,8 @@ final class TaskMailbox: ResponseHandoff, @unchecked Sendable {
     }
 
     private func post(_ item: Item) {
-        let (waiter, dropped) = lock.withLock { () -> (UnsafeContinuation<Item, Never>?, [@Sendable () -> Void]) in
-            if isFinished { return (nil, []) }
-            if case .finished = item {
-                isFinished = true
-                // Jobs that will not run now: released below, outside the lock.
-                defer { jobs.removeAll() }
-                let waiting = self.waiter
-                self.waiter = nil
-                return (waiting, jobs)
-            }
-            if let waiting = self.waiter {
-                self.waiter = nil
-                return (waiting, [])
-            }
-            if case .job(let job) = item { jobs.append(job) }
-            return (nil, [])
-        }
+        let (waiter, dropped) = state.withLock { $0.post(item) }
         withExtendedLifetime(dropped) {}
         waiter?.resume(returning: item)
-    }
-
-    /// Under the lock: `.finished` once finished, else the oldest job, if any.
-    private func take() -> Item? {
-        if isFinished { return .finished }
-        if jobs.isEmpty { return nil }
-        return .job(jobs.removeFirst())
     }
 }

@@ -14,18 +14,64 @@ import Rx
 ///
 /// Actions run on a global queue, each on its own, so a slow one cannot hold up the others.
 final class DeadlineTimer: @unchecked Sendable {
-    // @unchecked: all state is behind `lock`; the timer is only armed under it.
+    // @unchecked: `DispatchSourceTimer` is not `Sendable`: it is set up in `init` and
+    // only armed under the lock after; the mutable state is behind `state`.
 
     /// The timer of managers on the default scheduler.
     static let shared = DeadlineTimer()
 
-    private let lock = Lock()
+    /// The deadlines pending and when the timer is armed for, decided under the lock.
+    private struct State {
+        /// One list per timeout length (in nanoseconds): few, in practice one or two.
+        var lists: [UInt64: DeadlineList] = [:]
+        /// When the timer is armed to fire, if it is.
+        var armedFor: UInt64?
+
+        /// Adds `deadline`; returns when to arm the timer for, if it must be armed earlier.
+        mutating func insert(_ deadline: Deadline) -> UInt64? {
+            let list =
+                lists[deadline.length]
+                ?? {
+                    let created = DeadlineList()
+                    lists[deadline.length] = created
+                    return created
+                }()
+            list.insert(deadline)
+            guard armedFor.map({ deadline.due < $0 }) ?? true else { return nil }
+            armedFor = deadline.due
+            return deadline.due
+        }
+
+        /// Takes `deadline` out; returns its action (once), to be let go of.
+        mutating func remove(_ deadline: Deadline) -> (@Sendable () -> Void)? {
+            guard deadline.isScheduled, let list = lists[deadline.length] else { return nil }
+            // The timer stays armed: firing early finds nothing due and re-arms.
+            return list.remove(deadline)
+        }
+
+        /// Takes out every deadline due by `now`: their actions, and when to arm the timer
+        /// for next (nil: nothing is left, and it is disarmed).
+        mutating func takeDue(at now: UInt64) -> (actions: [@Sendable () -> Void], next: UInt64?) {
+            var actions: [@Sendable () -> Void] = []
+            var next: UInt64?
+            for (length, list) in lists {
+                while let head = list.head, head.due <= now {
+                    if let action = list.remove(head) { actions.append(action) }
+                }
+                if let head = list.head {
+                    next = min(next ?? head.due, head.due)
+                } else {
+                    lists[length] = nil
+                }
+            }
+            armedFor = next
+            return (actions, next)
+        }
+    }
+
+    private let state = LockedState(State())
     private let queue = DispatchQueue(label: "leash.deadlines")
     private let timer: DispatchSourceTimer
-    /// One list per timeout length (in nanoseconds): few, in practice one or two.
-    private var lists: [UInt64: DeadlineList] = [:]
-    /// When the timer is armed to fire, if it is.
-    private var armedFor: UInt64?
 
     init() {
         timer = DispatchSource.makeTimerSource(queue: queue)
@@ -44,58 +90,32 @@ final class DeadlineTimer: @unchecked Sendable {
         let length = UInt64((seconds * 1e9).rounded(.up))
         let now = DispatchTime.now().uptimeNanoseconds
         let deadline = Deadline(due: now &+ length, length: length, owner: self, action: action)
-        lock.withLock {
-            let list =
-                lists[length]
-                ?? {
-                    let created = DeadlineList()
-                    lists[length] = created
-                    return created
-                }()
-            list.insert(deadline)
-            if armedFor.map({ deadline.due < $0 }) ?? true { arm(for: deadline.due) }
+        // Armed under the lock (a timer call, no app code): two threads arming after it
+        // could otherwise leave the timer set for the later of their deadlines.
+        state.withLock { state in
+            if let due = state.insert(deadline) { arm(for: due) }
         }
         return deadline
     }
 
     /// Takes `deadline` out (its execution ended first).
     fileprivate func remove(_ deadline: Deadline) {
-        let released = lock.withLock { () -> (@Sendable () -> Void)? in
-            guard deadline.isScheduled, let list = lists[deadline.length] else { return nil }
-            // The timer stays armed: firing early finds nothing due and re-arms.
-            return list.remove(deadline)
-        }
+        let released = state.withLock { $0.remove(deadline) }
         // Let go of here, outside the lock: what the action holds may run deinits.
         withExtendedLifetime(released) {}
     }
 
     /// Under the lock: fires at `due` (nanoseconds of uptime).
     private func arm(for due: UInt64) {
-        armedFor = due
         timer.schedule(deadline: DispatchTime(uptimeNanoseconds: due), leeway: .nanoseconds(0))
     }
 
     /// On the timer's queue: runs every deadline that is due, re-arms for the next.
     private func fire() {
         let now = DispatchTime.now().uptimeNanoseconds
-        let due = lock.withLock { () -> [@Sendable () -> Void] in
-            var actions: [@Sendable () -> Void] = []
-            var next: UInt64?
-            for (length, list) in lists {
-                while let head = list.head, head.due <= now {
-                    if let action = list.remove(head) { actions.append(action) }
-                }
-                if let head = list.head {
-                    next = min(next ?? head.due, head.due)
-                } else {
-                    lists[length] = nil
-                }
-            }
-            if let next {
-                arm(for: next)
-            } else {
-                armedFor = nil
-            }
+        let due = state.withLock { state -> [@Sendable () -> Void] in
+            let (actions, next) = state.takeDue(at: now)
+            if let next { arm(for: next) }
             return actions
         }
         for action in due { DispatchQueue.global().async(execute: action) }

@@ -14,9 +14,7 @@ import Rx
 /// Settling and firing race under one lock, so exactly one of them wins: either the
 /// value is delivered and the execution completes, or the timeout ends it and the value
 /// is never delivered.
-final class ExecutionDeadline: @unchecked Sendable {
-    // @unchecked: all mutable state is behind `lock`; `limits` is immutable.
-
+final class ExecutionDeadline: Sendable {
     /// Which limits apply, in seconds.
     struct Limits: Equatable {
         /// From subscription to the end, whatever happens.
@@ -27,7 +25,8 @@ final class ExecutionDeadline: @unchecked Sendable {
         var isEmpty: Bool { whole == nil && idle == nil }
     }
 
-    private enum State {
+    /// Where the deadline is.
+    private enum Phase {
         /// Running: a timer may end the execution.
         case armed
         /// The final value is being delivered: the deadline was met.
@@ -38,35 +37,47 @@ final class ExecutionDeadline: @unchecked Sendable {
         case over
     }
 
+    /// The mutable part of a deadline, decided under its lock and acted on after.
+    private struct State {
+        var phase = Phase.armed
+        /// What the deadline ends (a protocol, not a closure: one allocation less per
+        /// execution).
+        var target: DeadlineTarget?
+        var wholeTimer: Disposable?
+        var idleTimer: Disposable?
+        /// When bytes last moved, on the manager's scheduler's clock.
+        var lastActivity: Date
+        /// While suspended, the idle limit waits.
+        var isIdlePaused = false
+        /// Progress events being handed to the subscriber now: the idle limit waits for them.
+        var deliveries = 0
+
+        /// Ends the deadline: the target, taken out to be told or let go of outside the lock.
+        mutating func end() -> DeadlineTarget? {
+            phase = .over
+            defer { target = nil }
+            return target
+        }
+    }
+
     let limits: Limits
     private let manager: Manager
-    private let lock = Lock()
-    private var state = State.armed
-    /// What the deadline ends (a protocol, not a closure: one allocation less per
-    /// execution).
-    private var target: DeadlineTarget?
-    private var wholeTimer: Disposable?
-    private var idleTimer: Disposable?
-    /// When bytes last moved, on the manager's scheduler's clock.
-    private var lastActivity: Date
-    /// While suspended, the idle limit waits.
-    private var isIdlePaused = false
-    /// Progress events being handed to the subscriber now: the idle limit waits for them.
-    private var deliveries = 0
+    private let state: LockedState<State>
 
     /// A deadline for `manager`'s scheduler; `start(_:)` arms it.
     init(limits: Limits, manager: Manager) {
         self.limits = limits
         self.manager = manager
-        self.lastActivity = manager.scheduler.now
+        state = LockedState(State(lastActivity: manager.scheduler.now))
     }
 
     /// Arms the timers; `target` is told at most once, with the limit that passed,
     /// unless the deadline is settled or cancelled first.
     func start(_ target: DeadlineTarget) {
-        lock.withLock {
-            self.target = target
-            lastActivity = manager.scheduler.now
+        let now = manager.scheduler.now
+        state.withLock { state in
+            state.target = target
+            state.lastActivity = now
         }
         // The timers hold the deadline until `cancel()`, which every end of the execution
         // calls (a weak reference would cost an allocation per execution).
@@ -86,7 +97,7 @@ final class ExecutionDeadline: @unchecked Sendable {
     func recordActivity() {
         guard limits.idle != nil else { return }
         let now = manager.scheduler.now
-        lock.withLock { lastActivity = now }
+        state.withLock { $0.lastActivity = now }
     }
 
     /// Suspended (`true`) or resumed: the idle limit does not run while suspended, and
@@ -94,9 +105,9 @@ final class ExecutionDeadline: @unchecked Sendable {
     func pauseIdle(_ paused: Bool) {
         guard limits.idle != nil else { return }
         let now = manager.scheduler.now
-        lock.withLock {
-            isIdlePaused = paused
-            lastActivity = now
+        state.withLock { state in
+            state.isIdlePaused = paused
+            state.lastActivity = now
         }
     }
 
@@ -106,12 +117,12 @@ final class ExecutionDeadline: @unchecked Sendable {
     /// The idle limit counts again from its end.
     func delivering(_ deliver: () -> Void) {
         guard limits.idle != nil else { return deliver() }
-        lock.withLock { deliveries += 1 }
+        state.withLock { $0.deliveries += 1 }
         deliver()
         let now = manager.scheduler.now
-        lock.withLock {
-            deliveries -= 1
-            lastActivity = now
+        state.withLock { state in
+            state.deliveries -= 1
+            state.lastActivity = now
         }
     }
 
@@ -119,10 +130,10 @@ final class ExecutionDeadline: @unchecked Sendable {
     /// Returns false if the timeout won the race (then the value must not be delivered:
     /// the timeout ends the execution).
     func settle() -> Bool {
-        lock.withLock {
-            switch state {
+        state.withLock { state in
+            switch state.phase {
             case .armed, .settled, .passedWhileSettled:
-                if case .armed = state { state = .settled }
+                if case .armed = state.phase { state.phase = .settled }
                 return true
             case .over:
                 return false
@@ -135,19 +146,19 @@ final class ExecutionDeadline: @unchecked Sendable {
     /// - Throws: `LeashError.timeout` if it passed while settled (the retry must not
     ///   start: the execution is over).
     func rearm() throws {
-        let passed = lock.withLock { () -> TimeInterval? in
-            switch state {
+        let (passed, target) = state.withLock { state -> (TimeInterval?, DeadlineTarget?) in
+            switch state.phase {
             case .settled:
-                state = .armed
-                return nil
+                state.phase = .armed
+                return (nil, nil)
             case .passedWhileSettled(let seconds):
-                state = .over
-                target = nil
-                return seconds
+                return (seconds, state.end())
             case .armed, .over:
-                return nil
+                return (nil, nil)
             }
         }
+        // Let go of outside the lock: freeing it may free the execution.
+        withExtendedLifetime(target) {}
         guard let passed else { return }
         cancelTimers()
         throw LeashError.timeout(seconds: passed)
@@ -155,25 +166,19 @@ final class ExecutionDeadline: @unchecked Sendable {
 
     /// The execution is over: the timers stop and let go of what they hold.
     func cancel() {
-        let target = lock.withLock { () -> DeadlineTarget? in
-            state = .over
-            defer { self.target = nil }
-            return self.target
-        }
+        let target = state.withLock { $0.end() }
         cancelTimers()
         // Let go of outside the lock: freeing it may free the execution.
         withExtendedLifetime(target) {}
     }
 
     private func passed(_ seconds: TimeInterval) {
-        let target = lock.withLock { () -> DeadlineTarget? in
-            switch state {
+        let target = state.withLock { state -> DeadlineTarget? in
+            switch state.phase {
             case .armed:
-                state = .over
-                defer { self.target = nil }
-                return self.target
+                return state.end()
             case .settled:
-                state = .passedWhileSettled(seconds)
+                state.phase = .passedWhileSettled(seconds)
                 return nil
             case .passedWhileSettled, .over:
                 return nil
@@ -191,8 +196,8 @@ final class ExecutionDeadline: @unchecked Sendable {
         guard let idle = limits.idle else { return }
         let timer = manager.deadline(after: delay) {
             let now = self.manager.scheduler.now
-            let remaining = self.lock.withLock {
-                self.isIdlePaused || self.deliveries > 0 ? idle : idle - now.timeIntervalSince(self.lastActivity)
+            let remaining = self.state.withLock { state in
+                state.isIdlePaused || state.deliveries > 0 ? idle : idle - now.timeIntervalSince(state.lastActivity)
             }
             // Within a millisecond counts as passed: the timer's resolution.
             if remaining <= 0.001 {
@@ -205,22 +210,22 @@ final class ExecutionDeadline: @unchecked Sendable {
     }
 
     /// Keeps `timer` unless the deadline is over (then disposes it).
-    private func keep(_ timer: Disposable, _ store: (ExecutionDeadline, Disposable?) -> Void) {
-        let disposeNow = lock.withLock { () -> Bool in
-            if case .over = state { return true }
-            store(self, timer)
+    private func keep(_ timer: Disposable, _ store: (inout State, Disposable) -> Void) {
+        let disposeNow = state.withLock { state -> Bool in
+            if case .over = state.phase { return true }
+            store(&state, timer)
             return false
         }
         if disposeNow { timer.dispose() }
     }
 
     private func cancelTimers() {
-        let (whole, idle) = lock.withLock { () -> (Disposable?, Disposable?) in
+        let (whole, idle) = state.withLock { state -> (Disposable?, Disposable?) in
             defer {
-                wholeTimer = nil
-                idleTimer = nil
+                state.wholeTimer = nil
+                state.idleTimer = nil
             }
-            return (wholeTimer, idleTimer)
+            return (state.wholeTimer, state.idleTimer)
         }
         whole?.dispose()
         idle?.dispose()

@@ -13,18 +13,10 @@ final class AsyncExecution<Value>: ExecutionSink, @unchecked Sendable {
     //
     // Generic code from here runs unspecialised (the value type is the app's): every
     // generic type it touches (`Optional<Value>`, a `Result`, a lock over a generic state)
-    // is a look-up at run time, so the locked state is not generic and the value is kept
-    // beside it.
-    private struct State {
-        var execution: Execution?
-        var isCancelled = false
-        var isFinished = false
-        /// Whether `last` holds a value.
-        var hasValue = false
-        var failure: Swift.Error?
-    }
-
-    private let state = LockedState(State())
+    // is a look-up at run time, so the locked state is not generic (declared outside the
+    // class: a type nested in a generic class is generic too) and the value is kept beside
+    // it.
+    private let state = LockedState(AsyncExecutionState())
     /// The last value so far; once finished without `failure`, the result. Behind `state`'s
     /// lock.
     private var last: Value?
@@ -121,6 +113,16 @@ final class AsyncExecution<Value>: ExecutionSink, @unchecked Sendable {
         withExtendedLifetime(dropped) {}
         mailbox.finish()
     }
+}
+
+/// The mutable part of an `AsyncExecution`, but for its value, decided under its lock.
+private struct AsyncExecutionState {
+    var execution: Execution?
+    var isCancelled = false
+    var isFinished = false
+    /// Whether `last` holds a value.
+    var hasValue = false
+    var failure: Swift.Error?
 }
 
 extension AsyncExecution {

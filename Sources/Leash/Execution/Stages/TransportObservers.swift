@@ -10,7 +10,8 @@ import Rx
 /// transport other than `URLSessionTransport`, the request's place in the manager's
 /// dispatcher, given back when the request ends or is disposed (whichever comes first).
 class AttemptAnswer: Disposable, @unchecked Sendable {
-    // @unchecked: immutable but for `responded` and `placeTaken`, atomics.
+    // @unchecked: immutable but for `responded` and `placeTaken`, atomics: two flags,
+    // each changed on its own, where a lock would cost an allocation per request.
     let attempt: Attempt
     let step: Attempt.Step
     /// 1 once the response arrived.
