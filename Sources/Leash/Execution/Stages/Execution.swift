@@ -19,9 +19,10 @@ import Rx
 /// 2. execution interceptors → the manager's dispatcher → the transport → redirects →
 ///    success or failure interceptors and validation → completion interceptors: `Attempt`;
 /// 3. operator interceptors, composed on the attempt's outcomes: `OperatorStage`;
-/// 4. serialization and serialization interceptors: `Serialization`, in the outlet;
-/// 5. the form: `ExecutionOutlet` hands values, progress and the end to the form's sink,
-///    one at a time.
+/// 4. serialization and the serialization interceptors: `ExecutionOutlet` (the
+///    interceptors through a `SerializationRun`);
+/// 5. the form: the outlet hands values, progress and the end to the form's sink
+///    (`ExecutionSink`), one at a time, through a `DeliveryLine`.
 ///
 /// Not generic: the value type is the outlet's business, so nothing here pays for
 /// generic metadata at run time.

@@ -19,7 +19,7 @@ enum StageResult<T> {
     case retry
 }
 
-/// What runs a stage's interceptors (`Attempt`, `Serialization`): whether the stage still
+/// What runs a stage's interceptors (`Attempt`, `SerializationRun`): whether the stage still
 /// matters, and where its results go.
 protocol StageHost: AnyObject, Sendable {
     /// What the host needs to know, with a result, of the stage it came from.
@@ -38,7 +38,7 @@ protocol StageHost: AnyObject, Sendable {
 /// and reports every interim value and the run's end to its host.
 ///
 /// Every stage runs its interceptors through this loop: execution, success, failure and
-/// completion in `Attempt`, serialization in `Serialization`. A stage without
+/// completion in `Attempt`, serialization in `SerializationRun`. A stage without
 /// interceptors does not make one.
 ///
 /// - `adapts`: whether `proceed(with:)` replaces the request for the interceptors after
