@@ -17,7 +17,7 @@ extension StubTransport {
     /// `dropsAfter` some bytes keeps those (in the file too) and fails with
     /// `URLError.networkConnectionLost`.
     public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
-        let carried = StubCarried(request.urlRequest)
+        let carried = Carried(request.urlRequest)
         let scheduler = self.scheduler ?? StubTransport.defaultScheduler
         return Observable.deferred { [self] in
             let response = nextResponse(for: carried.value)

@@ -81,7 +81,7 @@ public final class StubTransport: Transport, Sendable {
 
     /// Sends `request`: answers with the next scripted response for it.
     public func send(_ request: URLRequest) -> Observable<TransportResponse> {
-        let box = StubCarried(request)
+        let box = Carried(request)
         return Observable.deferred { [self] in
             let response = nextResponse(for: box.value)
             let outcome = StubOutcome(response.makeOutcome(for: box.value))
@@ -177,11 +177,4 @@ private final class PendingDelivery: Sendable {
             return action
         }
     }
-}
-
-/// A request handed from `send` to the deferred work that answers it, once: `URLRequest`
-/// is not `Sendable` on every platform, and nothing else holds it afterwards.
-struct StubCarried<Value>: @unchecked Sendable {
-    let value: Value
-    init(_ value: Value) { self.value = value }
 }
