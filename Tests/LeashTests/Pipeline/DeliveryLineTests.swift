@@ -32,7 +32,9 @@ final class DeliveryLineTests: XCTestCase {
         }
 
         func release() {
-            releases.store(releases.load() + 1)
+            // Counted with an atomic exchange loop: two releases racing would both count.
+            var seen = releases.load()
+            while !releases.compareExchange(expected: seen, desired: seen + 1) { seen = releases.load() }
         }
 
         var delivered: [Int] { record.withLock { $0 } }
@@ -82,6 +84,29 @@ final class DeliveryLineTests: XCTestCase {
         owner.submit(4)
         XCTAssertEqual(owner.delivered, [1, 2])
         XCTAssertEqual(owner.releases.load(), 1)
+    }
+
+    func testClose_afterTheClosingItemWasDelivered_doesNotLetTheTargetGoTwice() {
+        let owner = Owner()
+        owner.submit(1, closing: true)
+        XCTAssertEqual(owner.releases.load(), 1, "let go after its last item")
+        owner.line.close(release: owner.release)
+        XCTAssertEqual(owner.releases.load(), 1, "a dispose after the end lets nothing go again")
+    }
+
+    func testCloseRacingTheLastItem_letsTheTargetGoExactlyOnce() {
+        for _ in 0..<2_000 {
+            let owner = Owner()
+            owner.submit(0)
+            DispatchQueue.concurrentPerform(iterations: 2) { index in
+                if index == 0 {
+                    owner.submit(1, closing: true)
+                } else {
+                    owner.line.close(release: owner.release)
+                }
+            }
+            XCTAssertEqual(owner.releases.load(), 1)
+        }
     }
 
     func testClose_whileIdle_letsTheTargetGoAtOnce_andDropsLaterItems() {

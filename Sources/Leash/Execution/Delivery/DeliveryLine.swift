@@ -30,6 +30,8 @@ struct DeliveryLine<Item> {
     private var pending: [Item] = []
     private var isDelivering = false
     private var isClosed = false
+    /// Whether someone was told to let the target go: exactly one party is, once.
+    private var isReleased = false
 
     init() {}
 
@@ -54,17 +56,21 @@ struct DeliveryLine<Item> {
     mutating func next() -> Step {
         if !pending.isEmpty { return .deliver(pending.removeFirst()) }
         isDelivering = false
-        return isClosed ? .over : .idle
+        guard isClosed, !isReleased else { return .idle }
+        isReleased = true
+        return .over
     }
 
     /// Closes the line: the items waiting are dropped (returned, to be released outside
-    /// the lock), and nothing is taken from now on. `over` is true if nobody is delivering:
-    /// the caller then lets the target go itself (else the deliverer does, at its next
-    /// step).
+    /// the lock), and nothing is taken from now on. `over` is true if nobody is delivering
+    /// and the target was not let go yet: the caller then lets it go itself (else the
+    /// deliverer does, at its next step, or did already).
     mutating func close() -> (over: Bool, dropped: [Item]) {
         isClosed = true
         defer { pending.removeAll() }
-        return (!isDelivering, pending)
+        let over = !isDelivering && !isReleased
+        if over { isReleased = true }
+        return (over, pending)
     }
 }
 
