@@ -49,6 +49,12 @@ package struct WebSocketFrameDecoder {
         package var frames: [WebSocketFrame] = []
         /// The violation that ended decoding, if any; no frame follows it.
         package var violation: WebSocketProtocolViolation?
+
+        /// An output from its parts; empty by default.
+        package init(frames: [WebSocketFrame] = [], violation: WebSocketProtocolViolation? = nil) {
+            self.frames = frames
+            self.violation = violation
+        }
     }
 
     /// The default for `maximumFrameSize`: 16 MiB, the largest frame Autobahn's case 9 sends.
