@@ -72,12 +72,12 @@ package struct WebSocketFrameDecoder {
     /// The violation that failed decoding, repeated on every later call.
     private var violation: WebSocketProtocolViolation?
 
-    /// A decoder for `role`, with the given limits.
+    /// A decoder for `role`, with the given limits; a negative maximum counts as zero.
     package init(
         role: Role = .client, maximumFrameSize: Int = defaultMaximumFrameSize, allowedReservedBits: ReservedBits = []
     ) {
         self.role = role
-        self.maximumFrameSize = maximumFrameSize
+        self.maximumFrameSize = max(0, maximumFrameSize)
         self.allowedReservedBits = allowedReservedBits
     }
 
