@@ -1,0 +1,75 @@
+import Foundation
+import Rx
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// The bytes under a WebSocket: a connected, two-way stream (plain TCP for `ws://`, TLS for
+/// `wss://`) that Leash's own codec frames, so that every platform runs the same protocol code.
+///
+/// The contract the connection relies on:
+/// - At most one `receive` and one `send` are outstanding at a time; a second call before the
+///   first's completion is a bug in the caller.
+/// - `receive` completes once, with at least one byte, the end of the stream (the peer closed
+///   its side), or a failure. Nothing is read before it is asked for: a reader that does not
+///   ask holds the peer back through TCP's window (this is the socket's backpressure).
+/// - `send` completes once every byte is written (handed to the kernel or TLS), or fails.
+/// - Completions run on the stream's own threads, never inside the call that started them.
+/// - `close()` is idempotent and may be called from any thread, at any time: it closes the
+///   connection (TCP close, after a TLS close-notify where there is one) and completes the
+///   outstanding calls with failures, once each.
+/// - Failures are `URLError`s (`.networkConnectionLost`, `.cannotConnectToHost`,
+///   `.secureConnectionFailed`, `.serverCertificateUntrusted`…), which Leash reports as
+///   `LeashError.transport`.
+package protocol WebSocketByteStream: AnyObject, Sendable {
+    /// Reads what has arrived, up to `maximumLength` bytes, waiting for at least one.
+    func receive(maximumLength: Int, _ completion: @escaping @Sendable (WebSocketByteStreamRead) -> Void)
+
+    /// Writes all of `bytes`.
+    func send(_ bytes: Data, _ completion: @escaping @Sendable (URLError?) -> Void)
+
+    /// Closes the connection; outstanding calls complete with failures.
+    func close()
+}
+
+/// What one `WebSocketByteStream.receive` got.
+package enum WebSocketByteStreamRead: Sendable {
+    /// At least one byte.
+    case bytes(Data)
+    /// The peer closed its side of the connection: no more bytes will come.
+    case end
+    /// The connection failed (or was closed by `close()`).
+    case failed(URLError)
+}
+
+/// Where a byte stream connects: a host and port, and whether TLS runs over it.
+package struct WebSocketAddress: Hashable, Sendable {
+    /// The host name or address literal (without brackets for IPv6).
+    package var host: String
+    /// The TCP port.
+    package var port: Int
+    /// Whether TLS runs over the connection (`wss://`).
+    package var isSecure: Bool
+    /// For TLS on Linux: a PEM file of certificate authorities trusted besides the system's
+    /// (tests use it for their self-signed certificate).
+    package var additionalTrustedAuthorities: URL?
+
+    /// An address from its parts.
+    package init(host: String, port: Int, isSecure: Bool, additionalTrustedAuthorities: URL? = nil) {
+        self.host = host
+        self.port = port
+        self.isSecure = isSecure
+        self.additionalTrustedAuthorities = additionalTrustedAuthorities
+    }
+}
+
+/// Opens byte streams: each platform's (`WebSocketByteStreams.connect`), or a test's.
+package protocol WebSocketByteStreamConnector: Sendable {
+    /// Connects to `address`, completing once (on the connector's own thread) with the open
+    /// stream or the `URLError` that stopped it. Disposing before the completion abandons the
+    /// attempt: the socket is closed and the completion is not called.
+    func connect(
+        to address: WebSocketAddress, _ completion: @escaping @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
+    ) -> Disposable
+}
