@@ -27,7 +27,7 @@ let package = Package(
         // The test scheduler and blocking reads without XCTest, which an executable must not
         // link (on macOS it fails to load); the tour uses these.
         .target(name: "RxTestingCore", dependencies: ["Rx"]),
-        .target(name: "Leash", dependencies: ["Rx"]),
+        .target(name: "Leash", dependencies: ["Rx", "LeashDigest"]),
         // Test doubles (`StubTransport`), out of `Leash` so that apps do not ship them. No
         // XCTest: previews and executables (the tour) use them too.
         .target(name: "LeashTesting", dependencies: ["Leash", "Rx"]),

@@ -51,6 +51,13 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
     /// platforms only: FoundationNetworking offers no server trust to evaluate); `reason`
     /// says which check failed.
     case serverTrust(host: String, reason: String)
+    /// The WebSocket's server broke RFC 6455 (a masked frame, reserved bits, text that is
+    /// not UTF-8, a message over the size limit…): Leash closed the connection with
+    /// `closeCode`, which says which rule; `reason` says what arrived.
+    case webSocketProtocolViolation(reason: String, closeCode: WebSocketCloseCode)
+    /// A WebSocket message could not be queued: the socket is closing or closed, or the
+    /// outgoing queue is full (see `WebSocketSendFailure`). Nothing was sent.
+    case webSocketSendFailed(WebSocketSendFailure)
 
     /// A sentence a developer can act on.
     public var description: String {
@@ -89,6 +96,10 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
             return "More than \(limit) redirects in one attempt; the next would have gone to \(url.absoluteString)."
         case .serverTrust(let host, let reason):
             return "The server \(host) is not trusted: \(reason)."
+        case .webSocketProtocolViolation(let reason, let code):
+            return "The WebSocket server broke the protocol (\(reason)); the connection was closed with \(code.rawValue)."
+        case .webSocketSendFailed(let failure):
+            return "The WebSocket message was not sent: \(failure)."
         }
     }
 

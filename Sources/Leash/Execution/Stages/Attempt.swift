@@ -175,8 +175,8 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
             if heldBack { return }
         }
         let manager = execution.manager
-        // A stream has a connection of its own: it never waits for a place.
-        guard !execution.recipe.kind.isStream, let dispatcher = manager.dispatcher else {
+        // A stream or a WebSocket has a connection of its own: it never waits for a place.
+        guard !execution.recipe.kind.hasOwnConnection, let dispatcher = manager.dispatcher else {
             return launch(step, transfer, place: nil)
         }
         let host = manager.dispatcherKey(for: transfer?.urlRequest ?? step.request)
@@ -223,7 +223,8 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
         }
         execution.progress(.requestSent(transfer?.urlRequest ?? step.request, attempt: number))
         let manager = execution.manager
-        if let direct = manager.directTransport {
+        let upgrade = execution.recipe.kind.webSocketUpgrade
+        if upgrade == nil, let direct = manager.directTransport {
             // Without the observable around its request, with the answer handed to the
             // execution's task if it has one, and the place given back when URLSession
             // reports the task over.
@@ -254,8 +255,10 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
             let observer = TransferObserver(attempt: self, step: step.with(transfer.urlRequest), place: place)
             (answer, subscription) = (observer, manager.transport.transfer(transfer).subscribe(observer))
         } else {
+            // A WebSocket's upgrade goes through its own transport.
+            let transport: any Transport = upgrade ?? manager.transport
             let observer = TransportObserver(attempt: self, step: step, place: place)
-            (answer, subscription) = (observer, manager.transport.send(step.request).subscribe(observer))
+            (answer, subscription) = (observer, transport.send(step.request).subscribe(observer))
         }
         // Disposing the answer gives the place back.
         holder.setDisposable(Disposables.create(subscription, answer))

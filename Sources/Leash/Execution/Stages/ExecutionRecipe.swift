@@ -96,6 +96,9 @@ struct ExecutionRecipe: @unchecked Sendable {
             download = plan
         case .upload, .stream:
             download = nil
+        case .webSocket:
+            // The upgrade is its own transport: no body, no progress, no file.
+            return nil
         }
         // A stream's chunks are its progress (and what keeps its idle limit from firing).
         let reports = !kind.isStream && (reportsProgress || idle)
@@ -120,6 +123,8 @@ struct ExecutionRecipe: @unchecked Sendable {
 
     /// The status codes that are values; any other is `LeashError.unacceptableStatusCode`.
     var acceptableStatusCodes: Set<Int> {
-        endpoint.acceptableStatusCodes ?? manager.acceptableStatusCodes
+        // A WebSocket's handshake succeeds with a 101 and nothing else (RFC 6455 §4.1).
+        if kind.webSocketUpgrade != nil { return [101] }
+        return endpoint.acceptableStatusCodes ?? manager.acceptableStatusCodes
     }
 }

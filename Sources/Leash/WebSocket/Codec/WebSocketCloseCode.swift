@@ -5,45 +5,45 @@ import Foundation
 /// Constants are named after the RFC's and the registry's meanings. Some exist only for the
 /// application's side (`noStatusReceived`, `abnormalClosure`, `tlsHandshake`): they say what
 /// happened when no code arrived, and are invalid on the wire.
-package struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable {
+public struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable {
     /// The two-byte code as sent on the wire.
-    package let rawValue: UInt16
+    public let rawValue: UInt16
 
     /// A code from its numeric value.
-    package init(rawValue: UInt16) {
+    public init(rawValue: UInt16) {
         self.rawValue = rawValue
     }
 
     /// 1000: the purpose of the connection is fulfilled.
-    package static let normalClosure = WebSocketCloseCode(rawValue: 1000)
+    public static let normalClosure = WebSocketCloseCode(rawValue: 1000)
     /// 1001: the endpoint is going away (a server shutting down, a page navigated away).
-    package static let goingAway = WebSocketCloseCode(rawValue: 1001)
+    public static let goingAway = WebSocketCloseCode(rawValue: 1001)
     /// 1002: the endpoint received something that breaks the protocol.
-    package static let protocolError = WebSocketCloseCode(rawValue: 1002)
+    public static let protocolError = WebSocketCloseCode(rawValue: 1002)
     /// 1003: the endpoint received a kind of data it cannot accept.
-    package static let unsupportedData = WebSocketCloseCode(rawValue: 1003)
+    public static let unsupportedData = WebSocketCloseCode(rawValue: 1003)
     /// 1005: no status code was present; never sent on the wire.
-    package static let noStatusReceived = WebSocketCloseCode(rawValue: 1005)
+    public static let noStatusReceived = WebSocketCloseCode(rawValue: 1005)
     /// 1006: the connection closed without a close frame; never sent on the wire.
-    package static let abnormalClosure = WebSocketCloseCode(rawValue: 1006)
+    public static let abnormalClosure = WebSocketCloseCode(rawValue: 1006)
     /// 1007: a message's data did not match its type (non-UTF-8 text).
-    package static let invalidFramePayloadData = WebSocketCloseCode(rawValue: 1007)
+    public static let invalidFramePayloadData = WebSocketCloseCode(rawValue: 1007)
     /// 1008: a message violated the endpoint's policy.
-    package static let policyViolation = WebSocketCloseCode(rawValue: 1008)
+    public static let policyViolation = WebSocketCloseCode(rawValue: 1008)
     /// 1009: a message was too big to process.
-    package static let messageTooBig = WebSocketCloseCode(rawValue: 1009)
+    public static let messageTooBig = WebSocketCloseCode(rawValue: 1009)
     /// 1010: the client expected the server to negotiate an extension it did not.
-    package static let mandatoryExtension = WebSocketCloseCode(rawValue: 1010)
+    public static let mandatoryExtension = WebSocketCloseCode(rawValue: 1010)
     /// 1011: the server met an unexpected condition.
-    package static let internalServerError = WebSocketCloseCode(rawValue: 1011)
+    public static let internalServerError = WebSocketCloseCode(rawValue: 1011)
     /// 1012: the service is restarting (IANA registry).
-    package static let serviceRestart = WebSocketCloseCode(rawValue: 1012)
+    public static let serviceRestart = WebSocketCloseCode(rawValue: 1012)
     /// 1013: the service is overloaded; try again later (IANA registry).
-    package static let tryAgainLater = WebSocketCloseCode(rawValue: 1013)
+    public static let tryAgainLater = WebSocketCloseCode(rawValue: 1013)
     /// 1014: a gateway received an invalid response upstream (IANA registry).
-    package static let badGateway = WebSocketCloseCode(rawValue: 1014)
+    public static let badGateway = WebSocketCloseCode(rawValue: 1014)
     /// 1015: the TLS handshake failed; never sent on the wire.
-    package static let tlsHandshake = WebSocketCloseCode(rawValue: 1015)
+    public static let tlsHandshake = WebSocketCloseCode(rawValue: 1015)
 
     /// Whether a peer may send this code in a close frame.
     ///
@@ -52,7 +52,7 @@ package struct WebSocketCloseCode: RawRepresentable, Hashable, Sendable {
     /// only. Below 1000 is unused, 1016–2999 is reserved for future RFCs, 3000–3999 is
     /// registered by libraries and 4000–4999 is private use, both valid. 5000 and up is outside
     /// every range the RFC defines.
-    package var isValidOnTheWire: Bool {
+    public var isValidOnTheWire: Bool {
         switch rawValue {
         case 1000...1003, 1007...1014, 3000...4999: return true
         default: return false
