@@ -30,9 +30,18 @@ public final class StubTransport: Transport, Sendable {
         var next = 0
     }
 
+    /// A scripted WebSocket (`stubWebSocket`).
+    private struct WebSocketStub {
+        let path: String
+        let refusals: [StubResponse]
+        var connects = 0
+        let conversation: @Sendable (StubWebSocketPeer) -> Void
+    }
+
     /// The script and the log of what was sent.
     private struct State {
         var stubs: [Stub] = []
+        var webSockets: [WebSocketStub] = []
         var log: [URLRequest] = []
     }
 
@@ -69,6 +78,30 @@ public final class StubTransport: Transport, Sendable {
     {
         state.withLock { $0.stubs.insert(Stub(matches: predicate, responses: responses), at: 0) }
         return self
+    }
+
+    func addWebSocketStub(
+        path: String, refusals: [StubResponse], conversation: @escaping @Sendable (StubWebSocketPeer) -> Void
+    ) {
+        state.withLock {
+            $0.webSockets.insert(WebSocketStub(path: path, refusals: refusals, conversation: conversation), at: 0)
+        }
+    }
+
+    /// How the scripted WebSocket for `request` answers this connect (a 404 without one).
+    func webSocketAnswer(for request: URLRequest) -> WebSocketAnswer {
+        state.withLock { state in
+            state.log.append(request)
+            guard let index = state.webSockets.firstIndex(where: { $0.path == request.url?.path }) else {
+                return .refuse(.text("no WebSocket stub for \(request.url?.path ?? "?")", status: 404))
+            }
+            let stub = state.webSockets[index]
+            state.webSockets[index].connects += 1
+            if stub.connects < stub.refusals.count { return .refuse(stub.refusals[stub.connects]) }
+            let offered = request.value(forHTTPHeaderField: "Sec-WebSocket-Protocol")?
+                .split(separator: ",").first.map { $0.trimmingCharacters(in: .whitespaces) }
+            return .accept(stub.conversation, subprotocol: offered)
+        }
     }
 
     /// Removes every stub and forgets the requests.
@@ -151,7 +184,7 @@ private struct StubOutcome: @unchecked Sendable {
 }
 
 extension DispatchTimeInterval {
-    fileprivate var stubNanoseconds: Int {
+    var stubNanoseconds: Int {
         switch self {
         case .seconds(let value): return value * 1_000_000_000
         case .milliseconds(let value): return value * 1_000_000

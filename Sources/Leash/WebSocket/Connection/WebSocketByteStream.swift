@@ -73,3 +73,11 @@ package protocol WebSocketByteStreamConnector: Sendable {
         to address: WebSocketAddress, _ completion: @escaping @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
     ) -> Disposable
 }
+
+/// A transport that brings its own WebSocket connections (`StubTransport`, whose scripted
+/// server runs in virtual time): a WebSocket on a manager with such a transport connects
+/// through it instead of the network.
+package protocol WebSocketConnectorProviding {
+    /// Opens the WebSocket connections of the manager's clients.
+    var webSocketConnector: any WebSocketByteStreamConnector { get }
+}

@@ -11,7 +11,8 @@ extension Client {
         return Observable.create { [self] observer in
             let run = WebSocketRun(
                 client: self, endpoint: endpoint.value, options: options,
-                connector: options.connector ?? WebSocketByteStreams.platform, observer: observer)
+                connector: options.connector ?? (manager.transport as? any WebSocketConnectorProviding)?
+                    .webSocketConnector ?? WebSocketByteStreams.platform, observer: observer)
             run.connect()
             return run
         }

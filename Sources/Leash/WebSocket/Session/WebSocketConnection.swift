@@ -94,12 +94,9 @@ final class WebSocketConnection: @unchecked Sendable {
         if let interval = options.pingInterval, interval > 0, interval.isFinite {
             schedulePing(after: interval)
         }
-        // Off the caller's thread: the listener hears of messages only once `.opened` is
-        // handed on.
-        let leftover = self.leftover
-        DispatchQueue.global().async { [self] in
-            if leftover.isEmpty || process(leftover) { read() }
-        }
+        // The bytes that came with the handshake first: the caller (the run) has handed
+        // `.opened` on, so what they complete follows it.
+        if leftover.isEmpty || process(leftover) { read() }
     }
 
     /// Stops telling the listener anything (the subscriber disposed).

@@ -1,0 +1,289 @@
+import Foundation
+import LeashTestSupport
+import LeashTesting
+import Rx
+import RxLeash
+import RxTesting
+import XCTest
+
+#if canImport(FoundationNetworking)
+    import FoundationNetworking
+#endif
+
+/// `client.rx.webSocket` against `StubTransport`'s scripted server, in virtual time: the
+/// conversation, keepalive and dead peers, reconnecting, the closing handshake and its
+/// timer, the bounded queue, and the token refreshed on a 401 — with no real time spent.
+final class WebSocketVirtualTimeTests: XCTestCase {
+    private struct Chat: Endpoint {
+        var path: String { "/chat" }
+        var method: HTTPMethod { .get }
+    }
+
+    private var scheduler: TestScheduler!
+    private var transport: StubTransport!
+    private var resourcesAtStart: Int32 = 0
+
+    override func setUp() {
+        super.setUp()
+        scheduler = TestScheduler(initialClock: 0)
+        transport = StubTransport(scheduler: scheduler)
+        resourcesAtStart = Resources.total
+    }
+
+    override func tearDown() {
+        scheduler = nil
+        transport = nil
+        assertResourcesReturn(to: resourcesAtStart)
+        super.tearDown()
+    }
+
+    private func makeClient(_ configure: (Manager.Builder) -> Manager.Builder = { $0 }) throws -> Client {
+        Client(
+            manager: try configure(
+                Manager.Builder().url("https://chat.example.com").transport(transport).scheduler(scheduler).timeout(60)
+            ).build())
+    }
+
+    /// Options without keepalive unless a test asks for it.
+    private func options(_ change: (inout WebSocketOptions) -> Void = { _ in }) -> WebSocketOptions {
+        var options = WebSocketOptions()
+        options.pingInterval = nil
+        change(&options)
+        return options
+    }
+
+    /// The events as text, for comparing whole recordings.
+    private static func describe(_ event: WebSocketEvent) -> String {
+        switch event {
+        case .opened(let socket): return "opened \(socket.subprotocol ?? "-")"
+        case .message(.text(let text)): return "text \(text)"
+        case .message(.binary(let data)): return "binary \(data.count)"
+        case .pong(let roundTrip): return "pong \(roundTrip)"
+        case .closed(let close): return "closed \(close.code.rawValue) \(close.reason) \(close.wasClean ? "clean" : "unclean")"
+        case .reconnecting(let attempt, let delay): return "reconnecting \(attempt) after \(delay)"
+        }
+    }
+
+    func testAConversation_opensSendsReceivesAndClosesWhenTheServerDoes() throws {
+        transport.stubWebSocket(path: "/chat") { peer in
+            peer.send(.text("welcome"))
+            peer.onMessage { peer.send($0) }
+            peer.after(.seconds(10)) { peer.close(code: .goingAway, reason: "bye") }
+        }
+        let client = try makeClient()
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options())
+                .do(onNext: { event in
+                    if case .opened(let socket) = event {
+                        socket.send(.text("hello"))
+                        socket.send(.binary(Data(repeating: 7, count: 70_000)))
+                    }
+                })
+                .map(Self.describe)
+        }
+
+        XCTAssertEqual(
+            events.events,
+            [
+                .next(200, "opened -"), .next(200, "text welcome"), .next(200, "text hello"),
+                .next(200, "binary 70000"), .next(210, "closed 1001 bye clean"), .completed(210),
+            ])
+        XCTAssertEqual(transport.requests.first?.value(forHTTPHeaderField: "Upgrade"), "websocket")
+        XCTAssertEqual(transport.requests.first?.url?.path, "/chat")
+    }
+
+    func testDisposing_closesWith1000_andTheServerSeesTheCloseThenTheConnectionEnd() throws {
+        let peers = SpecLocked<[StubWebSocketPeer]>([])
+        transport.stubWebSocket(path: "/chat") { peer in peers.withLock { $0.append(peer) } }
+        let client = try makeClient()
+
+        let events = scheduler.start(disposed: 300) {
+            client.rx.webSocket(Chat(), options: self.options()).map(Self.describe)
+        }
+        scheduler.advanceTo(400)
+
+        XCTAssertEqual(events.events, [.next(200, "opened -")], "nothing after the dispose")
+        let peer = try XCTUnwrap(peers.value.first)
+        XCTAssertEqual(peer.clientClose?.code, .normalClosure)
+        XCTAssertTrue(peer.clientClosedConnection, "the client closed its side after the handshake")
+    }
+
+    func testTheSubprotocol_offeredIsNegotiated() throws {
+        transport.stubWebSocket(path: "/chat") { _ in }
+        let client = try makeClient()
+
+        let events = scheduler.start(disposed: 300) {
+            client.rx.webSocket(Chat(), options: self.options { $0.subprotocols = ["chat.v2", "chat.v1"] })
+                .map(Self.describe)
+        }
+
+        XCTAssertEqual(events.events, [.next(200, "opened chat.v2")])
+        XCTAssertEqual(
+            transport.requests.first?.value(forHTTPHeaderField: "Sec-WebSocket-Protocol"), "chat.v2, chat.v1")
+    }
+
+    func testKeepalive_reportsPongs_andADeadPeerIsClosedAfterThePongTimeout() throws {
+        let alive = SpecLocked(true)
+        transport.stubWebSocket(path: "/chat") { peer in
+            // Answers the first two pings, then plays dead with the connection open.
+            peer.after(.seconds(45)) {
+                peer.answersPings = false
+                alive.withLock { $0 = false }
+            }
+        }
+        let client = try makeClient()
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options { $0.pingInterval = 20; $0.pongTimeout = 5 })
+                .map(Self.describe)
+        }
+
+        XCTAssertEqual(
+            events.events,
+            [
+                .next(200, "opened -"), .next(220, "pong 0.0"), .next(240, "pong 0.0"),
+                .next(265, "closed 1006  unclean"), .completed(265),
+            ])
+    }
+
+    func testAnyFrame_countsAsLife_soABusyPeerIsNotTakenForDead() throws {
+        transport.stubWebSocket(path: "/chat") { peer in
+            peer.answersPings = false
+            // A message every 2 s, but never a pong.
+            for second in stride(from: 2, through: 60, by: 2) {
+                peer.after(.seconds(second)) { peer.send(.text("tick")) }
+            }
+        }
+        let client = try makeClient()
+
+        let events = scheduler.start(disposed: 255) {
+            client.rx.webSocket(Chat(), options: self.options { $0.pingInterval = 10; $0.pongTimeout = 5 })
+                .filter { $0.close != nil }
+                .map(Self.describe)
+        }
+
+        XCTAssertEqual(events.events, [], "never closed for want of a pong while messages flow")
+    }
+
+    func testReconnecting_afterTheConnectionIsCut_withBackoff_andNotAfterANormalClose() throws {
+        let connects = SpecLocked(0)
+        transport.stubWebSocket(path: "/chat") { peer in
+            let number = connects.withLock { count -> Int in
+                count += 1
+                return count
+            }
+            peer.send(.text("connection \(number)"))
+            // The first two are cut; the third closes normally.
+            peer.after(.seconds(10)) {
+                if number < 3 { peer.drop() } else { peer.close(code: .normalClosure) }
+            }
+        }
+        let client = try makeClient()
+        var reconnect = WebSocketReconnectPolicy()
+        reconnect.initialDelay = 2
+        reconnect.jitter = 0
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options { $0.reconnect = reconnect }).map(Self.describe)
+        }
+
+        XCTAssertEqual(
+            events.events,
+            [
+                .next(200, "opened -"), .next(200, "text connection 1"),
+                .next(210, "closed 1006  unclean"), .next(210, "reconnecting 1 after 2.0"),
+                .next(212, "opened -"), .next(212, "text connection 2"),
+                .next(222, "closed 1006  unclean"), .next(222, "reconnecting 2 after 4.0"),
+                .next(226, "opened -"), .next(226, "text connection 3"),
+                .next(236, "closed 1000  clean"), .completed(236),
+            ])
+    }
+
+    func testClose_thatTheServerNeverAnswers_endsAfterTheCloseTimeout() throws {
+        transport.stubWebSocket(path: "/chat") { peer in peer.answersClose = false }
+        let client = try makeClient()
+        let scheduler: TestScheduler = self.scheduler
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options { $0.closeTimeout = 3 })
+                .do(onNext: { event in
+                    if case .opened(let socket) = event {
+                        _ = scheduler.scheduleRelative((), dueTime: .seconds(10)) { _ in
+                            socket.close(code: WebSocketCloseCode(rawValue: 4000), reason: "done")
+                            return Disposables.create()
+                        }
+                    }
+                })
+                .map(Self.describe)
+        }
+
+        XCTAssertEqual(
+            events.events, [.next(200, "opened -"), .next(213, "closed 1006  unclean"), .completed(213)])
+    }
+
+    func testSend_pastTheQueueLimit_failsTyped_andEarlierMessagesStillGoOut() throws {
+        let peers = SpecLocked<[StubWebSocketPeer]>([])
+        transport.stubWebSocket(path: "/chat") { peer in peers.withLock { $0.append(peer) } }
+        let client = try makeClient()
+        let outcomes = SpecLocked<[String]>([])
+
+        _ = scheduler.start(disposed: 300) {
+            client.rx.webSocket(Chat(), options: self.options { $0.maximumQueuedBytes = 40 })
+                .do(onNext: { event in
+                    guard case .opened(let socket) = event else { return }
+                    for text in ["first message", "second message", "third message"] {
+                        // Not subscribed: the send is eager all the same.
+                        let sent = socket.send(.text(text))
+                        _ = sent.subscribe { event in
+                            outcomes.withLock { $0.append("\(text): \(event)") }
+                        }
+                    }
+                })
+        }
+
+        XCTAssertEqual(peers.value.first?.received, [.text("first message"), .text("second message")])
+        XCTAssertEqual(outcomes.value.count, 3)
+        XCTAssertTrue(outcomes.value.contains("first message: completed"), "\(outcomes.value)")
+        XCTAssertTrue(
+            outcomes.value.contains { $0.hasPrefix("third message: error") && $0.contains("queue") },
+            "\(outcomes.value)")
+    }
+
+    func testAnUnauthorizedUpgrade_refreshesTheToken_andRetriesTheHandshake() throws {
+        transport.stubWebSocket(path: "/chat", refusing: .status(401)) { peer in peer.send(.text("in")) }
+        let authenticator = SpecAuthenticator(token: "old")
+        let refreshes = SpecLocked(0)
+        let refresher = TokenRefresher(authenticator: authenticator) {
+            Completable.create { completed in
+                refreshes.withLock { $0 += 1 }
+                authenticator.accessToken = "new"
+                completed(.completed)
+                return Disposables.create()
+            }
+        }
+        let client = try makeClient { $0.refreshing(with: refresher) }
+
+        let events = scheduler.start(disposed: 300) {
+            client.rx.webSocket(Chat(), options: self.options()).map(Self.describe)
+        }
+
+        XCTAssertEqual(events.events, [.next(200, "opened -"), .next(200, "text in")])
+        XCTAssertEqual(refreshes.value, 1)
+        XCTAssertEqual(
+            transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer old", "Bearer new"])
+    }
+
+    func testARefusedUpgrade_failsWithTheStatus() throws {
+        transport.stubWebSocket(path: "/chat", refusing: .status(403)) { _ in }
+        let client = try makeClient()
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options()).map(Self.describe)
+        }
+
+        XCTAssertEqual(events.events.count, 1)
+        guard case .error(let error) = events.events.first?.value else { return XCTFail("\(events.events)") }
+        XCTAssertEqual((error as? LeashError)?.statusCode, 403)
+    }
+}
