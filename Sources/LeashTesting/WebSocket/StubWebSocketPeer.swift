@@ -26,6 +26,7 @@ public final class StubWebSocketPeer: Sendable {
         var onMessage: (@Sendable (WebSocketMessage) -> Void)?
         var clientClose: (code: WebSocketCloseCode?, reason: String)?
         var clientClosedConnection = false
+        var onDisconnect: (@Sendable () -> Void)?
         var answersPings = true
         var answersClose = true
     }
@@ -56,6 +57,16 @@ public final class StubWebSocketPeer: Sendable {
     /// Calls `handler` with each message the client sends, in order.
     public func onMessage(_ handler: @escaping @Sendable (WebSocketMessage) -> Void) {
         state.withLock { $0.onMessage = handler }
+    }
+
+    /// Calls `handler` once the client closed the connection (after its close frame, or
+    /// without one).
+    public func onClientDisconnect(_ handler: @escaping @Sendable () -> Void) {
+        let already = state.withLock { state -> Bool in
+            state.onDisconnect = handler
+            return state.clientClosedConnection
+        }
+        if already { handler() }
     }
 
     /// Starts the closing handshake with `code` (`nil`: a close frame without one) and
@@ -110,6 +121,11 @@ public final class StubWebSocketPeer: Sendable {
     }
 
     func recordClientClosedConnection() {
-        state.withLock { $0.clientClosedConnection = true }
+        let handler = state.withLock { state -> (@Sendable () -> Void)? in
+            state.clientClosedConnection = true
+            defer { state.onDisconnect = nil }
+            return state.onDisconnect
+        }
+        handler?()
     }
 }

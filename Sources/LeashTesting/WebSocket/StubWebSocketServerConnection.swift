@@ -130,8 +130,13 @@ final class StubWebSocketServerConnection: @unchecked Sendable {
             for (name, value) in response.headers where name.lowercased() != "content-length" {
                 head += "\(name): \(value)\r\n"
             }
-            client.write(Data((head + "\r\n").utf8) + response.body)
-            closeConnection()
+            let bytes = Data((head + "\r\n").utf8) + response.body
+            let refuse: @Sendable () -> Void = { [self] in
+                client.write(bytes)
+                closeConnection()
+            }
+            // A delayed refusal plays a server slow to answer (the handshake's timeout).
+            if let delay = response.delay { runner.after(delay, refuse) } else { refuse() }
         case .accept(let conversation, let subprotocol):
             let key = headers["Sec-WebSocket-Key"] ?? ""
             var head = "HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"

@@ -286,4 +286,36 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         guard case .error(let error) = events.events.first?.value else { return XCTFail("\(events.events)") }
         XCTAssertEqual((error as? LeashError)?.statusCode, 403)
     }
+
+    func testCancelAll_closesAnOpenSocketWith1001_andFailsWithCancelled() throws {
+        let peers = SpecLocked<[StubWebSocketPeer]>([])
+        transport.stubWebSocket(path: "/chat") { peer in peers.withLock { $0.append(peer) } }
+        let client = try makeClient()
+        _ = scheduler.scheduleRelative((), dueTime: .seconds(250)) { _ in
+            client.manager.cancelAll()
+            return Disposables.create()
+        }
+
+        let events = scheduler.start { client.rx.webSocket(Chat(), options: self.options()).map(Self.describe) }
+
+        XCTAssertEqual(events.events.count, 2)
+        XCTAssertEqual(events.events.first, .next(200, "opened -"))
+        guard case .error(LeashError.cancelled) = events.events.last?.value else { return XCTFail("\(events.events)") }
+        XCTAssertEqual(events.events.last?.time, 250)
+        XCTAssertEqual(peers.value.first?.clientClose?.code, .goingAway)
+    }
+
+    func testAHandshakeTheServerNeverAnswers_failsWithTheManagersTimeout() throws {
+        transport.stubWebSocket(path: "/chat", refusing: StubResponse(status: 500, delay: .seconds(3600))) { _ in }
+        let client = try makeClient()
+
+        let events = scheduler.start { client.rx.webSocket(Chat(), options: self.options()).map(Self.describe) }
+
+        XCTAssertEqual(events.events.count, 1)
+        guard case .error(LeashError.timeout(let seconds)) = events.events.first?.value else {
+            return XCTFail("\(events.events)")
+        }
+        XCTAssertEqual(seconds, 60)
+        XCTAssertEqual(events.events.first?.time, 260)
+    }
 }
