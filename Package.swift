@@ -33,7 +33,8 @@ let package = Package(
         .target(name: "LeashTesting", dependencies: ["Leash", "Rx"]),
         .target(name: "RxLeash", dependencies: ["Leash", "Rx"]),
         .target(name: "LeashInterceptors", dependencies: ["Leash", "Rx", "LeashDigest"]),
-        // SHA-256, shared by the disk cache, the loopback server and the tests that check transfers.
+        // SHA-256, shared by the disk cache, the loopback server and the tests that check transfers;
+        // SHA-1 for the WebSocket handshake's Sec-WebSocket-Accept (client and loopback server).
         .target(name: "LeashDigest"),
         .target(name: "LoopbackServer", dependencies: ["LeashDigest"]),
         // The narrated tour of Leash (`swift run leash-tour`), with its API on a loopback server.
