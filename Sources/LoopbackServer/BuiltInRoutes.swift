@@ -78,6 +78,9 @@ extension LoopbackServer {
     ///   lines `{"n":i,"pad":"xxxx…"}` and `\n`, i from 0, each 100 bytes long but the last
     ///   (100…199 bytes, or all B when B < 200), as fast as the client reads, in 64 KB writes.
     ///
+    /// WebSocket (RFC 6455), scripted by query options; see `webSocketRoutes`:
+    /// - `GET /ws/echo` with `Upgrade: websocket`: echoes messages, answers pings and closes.
+    ///
     /// `Expect: 100-continue` is answered with `100 Continue` when a route starts reading
     /// the body. Malformed parameters (`/status/abc`, `/large/-1`, `/bytes/1?chunked=yes`)
     /// and malformed query options (`/ndjson?count=-1`, `/sse?retry=soon`) answer 400.
@@ -114,6 +117,7 @@ extension LoopbackServer {
         Route(method: "GET", path: "/sse", handler: serverSentEvents),
         Route(method: "GET", path: "/sse/flood", handler: eventFlood),
         Route(method: "GET", path: "/lines/flood", handler: lineFlood),
+        Route(method: nil, path: "/ws/echo", handler: webSocketEcho),
     ]
 
     /// The body of `GET /json`.

@@ -39,7 +39,7 @@ final class Connection {
     static let maxBufferedBodyBytes = 512 * 1024 * 1024
 
     let fd: Int32
-    private let id: Int
+    let id: Int
     let core: ServerCore
     private var buffer = InputBuffer()
     private var parser = HTTPRequestParser()
@@ -233,6 +233,9 @@ final class Connection {
         if response.delay > 0 {
             guard waitForClient(seconds: response.delay) else { return .gone }
         }
+        if let script = response.webSocket {
+            return serveWebSocket(script)
+        }
         let keepAlive = head.wantsKeepAlive && !response.closeAfterResponse && !bodyUnread && !inputDiscarded
         if let streamedBody = response.streamedBody {
             return writeStreamed(response, streamedBody, for: head, keepAlive: keepAlive)
@@ -312,6 +315,13 @@ final class Connection {
                 drained += count
             }
         }
+    }
+
+    /// Hands over the bytes received and not yet consumed (what a client sent right after a
+    /// WebSocket upgrade request), leaving the buffer empty.
+    func takeBufferedInput() -> InputBuffer {
+        defer { buffer = InputBuffer() }
+        return buffer
     }
 
     // MARK: - Raw writes

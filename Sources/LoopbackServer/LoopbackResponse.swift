@@ -67,6 +67,9 @@ public struct LoopbackResponse: Sendable {
     /// Whether the server closes the connection after this response even if the client
     /// wanted to keep it alive (the response then says `Connection: close`).
     public var closeAfterResponse: Bool
+    /// For a WebSocket upgrade (`LoopbackServer.webSocketRoutes`): what the connection does
+    /// once the `101` is out; the rest of the response is ignored.
+    var webSocket: WebSocketScript?
 
     /// Creates a response.
     public init(
@@ -84,6 +87,7 @@ public struct LoopbackResponse: Sendable {
         acceptsRanges = false
         dropAfterBodyBytes = nil
         trickle = nil
+        webSocket = nil
     }
 
     // MARK: - Bodies

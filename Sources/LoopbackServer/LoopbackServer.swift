@@ -54,7 +54,7 @@ public final class LoopbackServer: Sendable {
         public init() {}
     }
 
-    private let core: ServerCore
+    let core: ServerCore
 
     /// The TCP port the server listens on, on 127.0.0.1.
     public let port: Int

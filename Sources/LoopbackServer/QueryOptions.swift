@@ -29,6 +29,16 @@ struct QueryOptions {
         integer(name, in: 0...1) == 1
     }
 
+    /// Whether the option `name` is on: present with no value (`?hang`) or `1`; absent or
+    /// `0`: false; anything else is malformed.
+    mutating func switchedOn(_ name: String) -> Bool {
+        guard let item = request.queryItems.first(where: { $0.name == name }) else { return false }
+        guard let value = item.value else { return true }
+        if value == "1" { return true }
+        if value != "0" { isMalformed = true }
+        return false
+    }
+
     /// The option `name` as milliseconds (0…600,000), in seconds; 0 when absent.
     mutating func interval(_ name: String = "interval") -> TimeInterval {
         TimeInterval(integer(name, in: 0...600_000) ?? 0) / 1000

@@ -33,6 +33,10 @@ struct ServerState: Sendable {
     var builtInRoutes: [LoopbackServer.Route] = []
     /// The latest requests, oldest first; trimmed to the capacity in batches.
     var requestLog: [LoopbackServer.LoggedRequest] = []
+    /// The logs of WebSocket connections, oldest first.
+    var webSocketLogs: [LoopbackServer.WebSocketLog] = []
+    /// Bumped on every change to `webSocketLogs`, so a waiter can sleep until one changed.
+    var webSocketGeneration = 0
 }
 
 /// The server's shared core: the listener, the accept loop and the state. The public
