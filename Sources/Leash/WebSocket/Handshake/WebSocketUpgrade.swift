@@ -139,8 +139,11 @@ private final class HandshakeConnection: Disposable, @unchecked Sendable {
             case .success(let stream): connected(stream, head: head)
             }
         }
+        // Kept only while it is still connecting: the attempt holds this object until it
+        // completes, so keeping a completed one (it may complete before `connect` returns)
+        // would be a cycle.
         let keep = state.withLock { state -> Bool in
-            guard !state.isDone else { return false }
+            guard !state.isDone, state.stream == nil else { return false }
             state.connecting = connecting
             return true
         }
@@ -225,7 +228,7 @@ private final class HandshakeConnection: Disposable, @unchecked Sendable {
             let handedOver = state.withLock { state -> Bool in
                 guard !state.isDone else { return false }
                 state.isDone = true
-                state.stream = nil
+                (state.stream, state.connecting) = (nil, nil)
                 return true
             }
             guard handedOver else { return }
@@ -254,13 +257,16 @@ private final class HandshakeConnection: Disposable, @unchecked Sendable {
     /// Ends the attempt once: returns the stream to close (itself optional), or `nil` if
     /// it had ended already.
     private func finish() -> (any WebSocketByteStream)?? {
-        state.withLock { state -> (any WebSocketByteStream)?? in
+        let ended = state.withLock { state -> (stream: (any WebSocketByteStream)?, connecting: Disposable?)? in
             guard !state.isDone else { return nil }
             state.isDone = true
-            defer { state.stream = nil }
-            state.connecting?.dispose()
-            return .some(state.stream)
+            // Let go of both: the connect attempt holds this object until it is released.
+            defer { (state.stream, state.connecting) = (nil, nil) }
+            return (state.stream, state.connecting)
         }
+        guard let ended else { return nil }
+        ended.connecting?.dispose()
+        return .some(ended.stream)
     }
 
     func dispose() {

@@ -197,14 +197,15 @@ final class WebSocketConnection: @unchecked Sendable {
     private func sendPing(interval: TimeInterval) {
         let now = manager.scheduler.now
         let payload = state.withLock { state -> Data? in
-            guard !state.isFinished, !state.closeSent else { return nil }
+            // One ping at a time: an unanswered one keeps its pong timer running.
+            guard !state.isFinished, !state.closeSent, state.ping == nil else { return nil }
             state.pingsSent += 1
             var count = state.pingsSent.bigEndian
             let payload = withUnsafeBytes(of: &count) { Data($0) }
             state.ping = (payload, now)
             return payload
         }
-        guard let payload else { return }
+        guard let payload else { return schedulePing(after: interval) }
         enqueueControl(.ping, payload)
         let timeout = options.pongTimeout
         let pongTimer = manager.deadline(after: timeout) { [weak self] in self?.pongTimedOut(payload, sentAt: now) }
@@ -220,8 +221,13 @@ final class WebSocketConnection: @unchecked Sendable {
 
     /// No pong in time: unless anything at all arrived since the ping, the peer is dead.
     private func pongTimedOut(_ payload: Data, sentAt: Date) {
-        let dead = state.withLock { state in
-            state.ping?.payload == payload && state.lastHeard < sentAt
+        let dead = state.withLock { state -> Bool in
+            guard state.ping?.payload == payload else { return false }
+            if state.lastHeard < sentAt { return true }
+            // Something arrived since the ping: alive, though it did not answer; the next
+            // tick pings again.
+            state.ping = nil
+            return false
         }
         guard dead else { return }
         finish(failure: .timeout(seconds: options.pongTimeout), timedOut: true)
