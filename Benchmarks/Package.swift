@@ -45,6 +45,16 @@ let package = Package(
             ],
             path: "Sources/NetBenchmarks"
         ),
+        // The client side of the Autobahn|Testsuite fuzzingserver's protocol (WebSocket
+        // conformance): see its source for how to run it.
+        .executableTarget(
+            name: "autobahn-client",
+            dependencies: [
+                .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                .product(name: "RxLeash", package: "Leash"),
+            ],
+            path: "Sources/AutobahnClient"
+        ),
         // Checks of the benchmark's own machinery (the request driver, the verification,
         // the malloc counter) and of the leaks it found; run in debug, not timed.
         .testTarget(

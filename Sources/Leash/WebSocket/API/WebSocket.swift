@@ -40,18 +40,11 @@ public final class WebSocket: Sendable {
     /// late still tells the outcome.
     @discardableResult
     public func send(_ message: WebSocketMessage) -> Completable {
-        let outcome = AsyncSubject<Never>()
-        connection.send(message) { error in
-            if let error { outcome.on(.error(error)) } else { outcome.on(.completed) }
-        }
+        let outcome = SendOutcome()
+        connection.send(message) { error in outcome.settle(error) }
         return Completable.create { observer in
-            outcome.subscribe { event in
-                switch event {
-                case .error(let error): observer(.error(error))
-                case .completed: observer(.completed)
-                case .next: break
-                }
-            }
+            outcome.observe(observer)
+            return Disposables.create()
         }
     }
 
@@ -67,4 +60,38 @@ public final class WebSocket: Sendable {
 
     /// The bytes queued and not yet written (messages, encoded and masked).
     public var queuedBytes: Int { connection.queuedBytes }
+}
+
+/// The outcome of one `send`, for whoever subscribes to its `Completable`, before or after
+/// it is known.
+private final class SendOutcome: Sendable {
+    private struct State {
+        /// `nil` while unknown; then `.some(nil)` (written) or `.some(error)`.
+        var outcome: LeashError??
+        var observers: [@Sendable (CompletableEvent) -> Void] = []
+    }
+
+    private let state = LockedState(State())
+
+    func settle(_ error: LeashError?) {
+        let observers = state.withLock { state -> [@Sendable (CompletableEvent) -> Void] in
+            guard state.outcome == nil else { return [] }
+            state.outcome = .some(error)
+            defer { state.observers = [] }
+            return state.observers
+        }
+        for observer in observers { observer(Self.event(error)) }
+    }
+
+    func observe(_ observer: @escaping @Sendable (CompletableEvent) -> Void) {
+        let known = state.withLock { state -> LeashError?? in
+            if state.outcome == nil { state.observers.append(observer) }
+            return state.outcome
+        }
+        if let known { observer(Self.event(known)) }
+    }
+
+    private static func event(_ error: LeashError?) -> CompletableEvent {
+        error.map { .error($0) } ?? .completed
+    }
 }

@@ -291,7 +291,10 @@ final class WebSocketConnection: @unchecked Sendable {
             guard !state.isFinished else { return false }
             // Nothing follows a close frame (§5.5.1).
             if state.closeSent && opcode != .close { return false }
-            state.outgoing.insert(Outgoing(bytes: bytes, counted: 0, completion: nil), at: 0)
+            // Behind the control frames already waiting (pongs answer pings in order, §5.5.3),
+            // ahead of the messages.
+            let place = state.outgoing.firstIndex { $0.counted > 0 } ?? state.outgoing.count
+            state.outgoing.insert(Outgoing(bytes: bytes, counted: 0, completion: nil), at: place)
             return claimWriting(&state)
         }
         if write { writeNext() }
