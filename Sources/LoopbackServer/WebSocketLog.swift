@@ -5,7 +5,8 @@ extension LoopbackServer {
     /// end of TCP; see `webSocketLogs` and `waitForWebSocket(timeout:where:)`.
     ///
     /// The server updates it as things happen, on the connection's own thread; a test reads
-    /// snapshots.
+    /// snapshots. Payloads are kept whole (a frame's, and again its message's), for as long
+    /// as the server lives.
     public struct WebSocketLog: Sendable, Equatable {
         /// A frame received from the client, as it arrived (a faulty one included).
         public struct Frame: Sendable, Equatable {

@@ -80,6 +80,14 @@ extension LoopbackServer {
         Route(method: nil, path: "/ws/echo", handler: webSocketEcho)
     ]
 
+    /// `ws://127.0.0.1:PORT` and `path` (percent-encoded as needed) with `queryItems`; an
+    /// item with a nil value is a flag (`URLQueryItem(name: "hang", value: nil)` gives `?hang`).
+    public func webSocketURL(path: String = "/ws/echo", queryItems: [URLQueryItem] = []) -> URL {
+        var components = URLComponents(url: url(path: path, queryItems: queryItems), resolvingAgainstBaseURL: false)
+        components?.scheme = "ws"
+        return components?.url ?? url(path: path, queryItems: queryItems)
+    }
+
     /// `/ws/echo`: validates the handshake and answers with the upgrade, or the fault its
     /// query asks for.
     static func webSocketEcho(_ request: LoopbackRequest) -> LoopbackResponse {

@@ -424,9 +424,16 @@ final class WebSocketSession {
         core.updateWebSocketLog(id, change)
     }
 
-    /// Whether `bytes` are UTF-8 (decoding with repair changes nothing).
+    /// Whether `bytes` are UTF-8: decoding them, which repairs what is not, changes nothing.
     static func isUTF8(_ bytes: [UInt8]) -> Bool {
-        String(decoding: bytes, as: UTF8.self).utf8.elementsEqual(bytes)
+        var text = String(decoding: bytes, as: UTF8.self)
+        return text.withUTF8 { decoded in
+            bytes.withUnsafeBufferPointer { original in
+                guard decoded.count == original.count else { return false }
+                guard let left = decoded.baseAddress, let right = original.baseAddress else { return true }
+                return memcmp(left, right, original.count) == 0
+            }
+        }
     }
 
     /// Whether a close frame may carry `code` (RFC 6455 §7.4 and the IANA registry).
