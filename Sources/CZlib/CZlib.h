@@ -19,4 +19,11 @@ static inline int CZlib_inflateInitRaw(z_streamp stream, int windowBits) {
     return inflateInit2(stream, -windowBits);
 }
 
+/// Points the stream at the next input. zlib only reads it, but next_in is const only when
+/// ZLIB_CONST is defined: setting it here compiles either way, without a cast in Swift.
+static inline void CZlib_setInput(z_streamp stream, const void *bytes, uInt count) {
+    stream->next_in = (z_const Bytef *)bytes;
+    stream->avail_in = count;
+}
+
 #endif

@@ -128,15 +128,12 @@ package final class PerMessageDeflateCompressor {
         var consumed = 0
         defer {
             // No pointer into the caller's buffer may outlive this call.
-            stream.pointee.next_in = nil
-            stream.pointee.avail_in = 0
+            CZlib_setInput(stream, nil, 0)
         }
         while true {
             if stream.pointee.avail_in == 0, consumed < input.count, let base = input.baseAddress {
                 let piece = min(input.count - consumed, pieceLimit)
-                stream.pointee.next_in = UnsafeMutablePointer(
-                    mutating: (base + consumed).assumingMemoryBound(to: Bytef.self))
-                stream.pointee.avail_in = UInt32(piece)
+                CZlib_setInput(stream, base + consumed, UInt32(piece))
                 consumed += piece
             }
             let isLastPiece = consumed == input.count
