@@ -270,6 +270,28 @@ final class WebSocketPerMessageDeflateCodecTests: XCTestCase {
             .invalidCompressedData)
     }
 
+    /// A message whose data does not end where the stripped marker completes it fails with
+    /// 1007, rather than coming out cut short with the stream left mid-block: data cut before
+    /// its end-of-block code, an empty payload (not even the `00` of an empty message), and
+    /// data that kept the marker RFC 7692 §7.2.1 says to strip.
+    func testDecompress_rejectsDataThatDoesNotEndOnABlockBoundary() throws {
+        let incomplete: [[UInt8]] = [
+            Array(helloCompressed.dropLast(2)),
+            [],
+            helloCompressed + [0x00, 0x00, 0xFF, 0xFF],
+        ]
+        for payload in incomplete {
+            let decompressor = try PerMessageDeflateDecompressor()
+            XCTAssertEqual(
+                violation { _ = try decompressor.decompress(Data(payload), maximumSize: 100) }, .invalidCompressedData,
+                "\(payload)")
+        }
+        // The same stream goes on once a message ends cleanly: the check does not disturb it.
+        let decompressor = try PerMessageDeflateDecompressor()
+        XCTAssertEqual(try decompressor.decompress(Data([0x00]), maximumSize: 0), Data())
+        XCTAssertEqual(try decompressor.decompress(Data(helloCompressed), maximumSize: 5), Data("Hello".utf8))
+    }
+
     /// Outgoing frames: short payloads and control frames go out as they are; longer text is
     /// compressed with RSV1; without context takeover, data that does not shrink is sent raw.
     func testMessageFrame_compressesOnlyWhereItPays() throws {

@@ -76,15 +76,21 @@ package final class PerMessageDeflateDecompressor {
         defer { output.count = produced }
         if !reachedStreamEnd {
             var status = fragment.withUnsafeBytes { input in
-                inflateAll(input, into: &output, produced: &produced, ceiling: ceiling)
+                inflateAll(input, into: &output, produced: &produced, ceiling: ceiling, flush: Z_SYNC_FLUSH)
             }
+            var endsOnBlockBoundary = true
             if isFinal && status == Z_OK && !reachedStreamEnd {
+                // Z_BLOCK stops at the end of the empty stored block the marker completes, where
+                // zlib flags data_type with 128: only then did the message's data end cleanly.
+                // Truncated data, or data that kept its own marker, ends elsewhere; accepting it
+                // would hand out a partial message and leave the stream mid-block.
                 status = PerMessageDeflateCompressor.flushMarker.withUnsafeBytes { marker in
-                    inflateAll(marker, into: &output, produced: &produced, ceiling: ceiling)
+                    inflateAll(marker, into: &output, produced: &produced, ceiling: ceiling, flush: Z_BLOCK)
                 }
+                endsOnBlockBoundary = reachedStreamEnd || stream.pointee.data_type & 128 != 0
             }
             if produced > limit { throw .messageTooLarge(produced) }
-            guard status == Z_OK else { throw .invalidCompressedData }
+            guard status == Z_OK, endsOnBlockBoundary else { throw .invalidCompressedData }
         }
         if isFinal { try endMessage() }
     }
@@ -115,13 +121,13 @@ package final class PerMessageDeflateDecompressor {
         }
     }
 
-    /// Inflates all of `input`, growing `output` up to `ceiling` bytes.
+    /// Inflates all of `input` with `flush`, growing `output` up to `ceiling` bytes.
     ///
     /// - Returns: `Z_OK` when the input is used up or the data ended with a final block (the
     ///   stream then takes no more); the failing zlib status otherwise. It also returns `Z_OK`
     ///   once `produced` reaches `ceiling`, which the caller checks first.
     private func inflateAll(
-        _ input: UnsafeRawBufferPointer, into output: inout Data, produced: inout Int, ceiling: Int
+        _ input: UnsafeRawBufferPointer, into output: inout Data, produced: inout Int, ceiling: Int, flush: Int32
     ) -> Int32 {
         // An empty fragment has nothing to add: the last call left no output pending.
         guard !input.isEmpty else { return Z_OK }
@@ -143,7 +149,7 @@ package final class PerMessageDeflateDecompressor {
                 let remainingInput = Int(stream.pointee.avail_in) + input.count - consumed
                 output.count = grownSize(of: output.count, remainingInput: remainingInput, ceiling: ceiling)
             }
-            let status = inflateStep(into: &output, produced: &produced)
+            let status = inflateStep(into: &output, produced: &produced, flush: flush)
             switch status {
             case Z_STREAM_END:
                 reachedStreamEnd = true
@@ -168,18 +174,18 @@ package final class PerMessageDeflateDecompressor {
     /// rarely inflates less), and never past `ceiling`, so a bomb cannot make it allocate more.
     private func grownSize(of size: Int, remainingInput: Int, ceiling: Int) -> Int {
         let inputGuess = remainingInput > (ceiling - size) / 4 ? ceiling : remainingInput * 4
-        let step = max(size, 4096, inputGuess)
+        let step = max(size, 256, inputGuess)
         return step >= ceiling - size ? ceiling : size + step
     }
 
-    /// One `inflate` call writing after the first `produced` bytes of `output`.
-    private func inflateStep(into output: inout Data, produced: inout Int) -> Int32 {
+    /// One `inflate` call with `flush`, writing after the first `produced` bytes of `output`.
+    private func inflateStep(into output: inout Data, produced: inout Int, flush: Int32) -> Int32 {
         output.withUnsafeMutableBytes { buffer in
             guard let base = buffer.baseAddress else { return Z_BUF_ERROR }
             let space = UInt32(min(buffer.count - produced, Int(UInt32.max)))
             stream.pointee.next_out = (base + produced).assumingMemoryBound(to: Bytef.self)
             stream.pointee.avail_out = space
-            let status = inflate(stream, Z_SYNC_FLUSH)
+            let status = inflate(stream, flush)
             produced += Int(space - stream.pointee.avail_out)
             stream.pointee.next_out = nil
             stream.pointee.avail_out = 0
