@@ -8,7 +8,8 @@ import Foundation
 /// first frame has RSV1 is inflated fragment by fragment as it arrives: the UTF-8 check and the
 /// size limit apply to the inflated bytes. RSV1 anywhere else (on a continuation, a control
 /// frame, or without the extension) fails with 1002. The decompressor is a reference: copies of
-/// an assembler share it, so only one of them may go on.
+/// an assembler share it, so only one of them may go on. Holding zlib's state, it makes the
+/// assembler not `Sendable`: it stays with the task or actor that reads the connection.
 ///
 /// ```swift
 /// var assembler = WebSocketMessageAssembler()

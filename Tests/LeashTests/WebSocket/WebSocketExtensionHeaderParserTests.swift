@@ -3,7 +3,7 @@ import Leash
 import XCTest
 
 /// The `Sec-WebSocket-Extensions` grammar (RFC 6455 §9.1) with several extensions and quoted values.
-final class WebSocketExtensionHeaderTests: XCTestCase {
+final class WebSocketExtensionHeaderParserTests: XCTestCase {
     /// Several extensions, each with its parameters in order; quoted values come out unescaped.
     func testParseList_readsSeveralExtensionsWithParameters() throws {
         let parsed = try WebSocketExtension.parseList(
