@@ -27,7 +27,9 @@ let package = Package(
         // The test scheduler and blocking reads without XCTest, which an executable must not
         // link (on macOS it fails to load); the tour uses these.
         .target(name: "RxTestingCore", dependencies: ["Rx"]),
-        .target(name: "Leash", dependencies: ["Rx", "LeashDigest"]),
+        // The system's zlib, for WebSocket permessage-deflate: a module map, not a dependency.
+        .systemLibrary(name: "CZlib"),
+        .target(name: "Leash", dependencies: ["Rx", "CZlib", "LeashDigest"]),
         // Test doubles (`StubTransport`), out of `Leash` so that apps do not ship them. No
         // XCTest: previews and executables (the tour) use them too.
         .target(name: "LeashTesting", dependencies: ["Leash", "Rx"]),
@@ -80,7 +82,8 @@ let package = Package(
 
 // Resource tracing (the live-subscription counter `Resources.total`) costs an atomic
 // increment per subscription, so it is compiled into debug builds only; tests run in debug.
-for target in package.targets where target.type != .plugin {
+// A system library target (CZlib) compiles nothing and may not carry settings.
+for target in package.targets where target.type != .plugin && target.type != .system {
     var settings = target.swiftSettings ?? []
     settings.append(.define("TRACE_RESOURCES", .when(configuration: .debug)))
     target.swiftSettings = settings

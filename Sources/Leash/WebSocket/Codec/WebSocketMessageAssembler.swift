@@ -4,6 +4,13 @@ import Foundation
 /// message, passes control frames through at once (they may come between fragments), and
 /// checks text as UTF-8 fragment by fragment, so bad text fails before the message ends.
 ///
+/// With a `PerMessageDeflateDecompressor` (permessage-deflate agreed, RFC 7692) a message whose
+/// first frame has RSV1 is inflated fragment by fragment as it arrives: the UTF-8 check and the
+/// size limit apply to the inflated bytes. RSV1 anywhere else (on a continuation, a control
+/// frame, or without the extension) fails with 1002. The decompressor is a reference: copies of
+/// an assembler share it, so only one of them may go on. Holding zlib's state, it makes the
+/// assembler not `Sendable`: it stays with the task or actor that reads the connection.
+///
 /// ```swift
 /// var assembler = WebSocketMessageAssembler()
 /// for frame in output.frames {
@@ -33,20 +40,35 @@ package struct WebSocketMessageAssembler {
         case binary
     }
 
+    /// RSV1, as it sits in the first header byte: what `reservedBitsSet` reports for it.
+    private static let rsv1Bit: UInt8 = 0x40
+
     /// The default for `maximumMessageSize`: 16 MiB, the largest message Autobahn's case 9 sends.
     package static let defaultMaximumMessageSize = 16 * 1024 * 1024
 
-    /// The most bytes a message may have, over all its fragments; more fails with 1009.
+    /// The most bytes a message may have, over all its fragments and after inflating; more
+    /// fails with 1009.
     package let maximumMessageSize: Int
+    /// The inflater for compressed messages, when permessage-deflate was agreed.
+    package let decompressor: PerMessageDeflateDecompressor?
 
     /// The fragmented message in progress, if any.
     private var open: OpenMessage?
-    /// The payload of the message in progress so far.
+    /// Whether the message in progress is compressed (RSV1 on its first frame).
+    private var openIsCompressed = false
+    /// The payload of the message in progress so far, inflated if it was compressed.
     private var collected = Data()
 
     /// An assembler accepting messages up to `maximumMessageSize` bytes.
-    package init(maximumMessageSize: Int = defaultMaximumMessageSize) {
+    ///
+    /// - Parameters:
+    ///   - maximumMessageSize: The most bytes a message may have, after inflating.
+    ///   - decompressor: The inflater when permessage-deflate was agreed; `nil` without it.
+    package init(
+        maximumMessageSize: Int = defaultMaximumMessageSize, decompressor: PerMessageDeflateDecompressor? = nil
+    ) {
         self.maximumMessageSize = maximumMessageSize
+        self.decompressor = decompressor
     }
 
     /// Whether a fragmented message has started and not yet ended.
@@ -59,6 +81,10 @@ package struct WebSocketMessageAssembler {
     /// - Throws: The violation the frame (or the message it adds to) commits; the connection must
     ///   then fail, and the assembler is not to be used again.
     package mutating func append(_ frame: WebSocketFrame) throws(WebSocketProtocolViolation) -> Message? {
+        // RSV1 means "compressed" on the first frame of a data message only (RFC 7692 §6.1).
+        if frame.rsv1 && (decompressor == nil || !(frame.opcode == .text || frame.opcode == .binary)) {
+            throw .reservedBitsSet(Self.rsv1Bit)
+        }
         switch frame.opcode {
         case .ping:
             return .ping(frame.payload)
@@ -70,6 +96,7 @@ package struct WebSocketMessageAssembler {
         case .text, .binary:
             guard open == nil else { throw .dataFrameWhileMessageOpen }
             open = frame.opcode == .text ? .text(IncrementalUTF8Validator()) : .binary
+            openIsCompressed = frame.rsv1
             collected = Data()
         case .continuation:
             guard open != nil else { throw .continuationWithoutStart }
@@ -82,15 +109,20 @@ package struct WebSocketMessageAssembler {
 
     /// Adds a data frame's payload to the open message, and ends the message on FIN.
     private mutating func appendFragment(_ frame: WebSocketFrame) throws(WebSocketProtocolViolation) -> Message? {
-        let newSize = collected.count + frame.payload.count
-        guard newSize <= maximumMessageSize else { throw .messageTooLarge(newSize) }
-        if case .text(var validator) = open {
-            if let offset = validator.validate(frame.payload) { throw .invalidUTF8(atOffset: offset) }
-            // A sequence may continue in the next fragment, but not past the last one.
-            if frame.fin && !validator.isAtCharacterBoundary { throw .invalidUTF8(atOffset: newSize) }
-            open = .text(validator)
+        let previousSize = collected.count
+        if openIsCompressed, let decompressor {
+            // Inflated straight into the message, which the decompressor stops at the limit.
+            try decompressor.decompress(
+                frame.payload, isFinal: frame.fin, appendingTo: &collected, maximumSize: maximumMessageSize)
+            if case .text = open {
+                try validateText(collected[previousSize...], isFinal: frame.fin, endOffset: collected.count)
+            }
+        } else {
+            let newSize = previousSize + frame.payload.count
+            guard newSize <= maximumMessageSize else { throw .messageTooLarge(newSize) }
+            if case .text = open { try validateText(frame.payload, isFinal: frame.fin, endOffset: newSize) }
+            collected.append(frame.payload)
         }
-        collected.append(frame.payload)
         guard frame.fin else { return nil }
 
         let message: Message
@@ -100,7 +132,24 @@ package struct WebSocketMessageAssembler {
             message = .binary(collected)
         }
         open = nil
+        openIsCompressed = false
         collected = Data()
         return message
+    }
+
+    /// Checks the next bytes of the open text message as UTF-8.
+    ///
+    /// - Parameters:
+    ///   - bytes: The bytes the message grew by, inflated if it is compressed.
+    ///   - isFinal: Whether they end the message: a sequence may continue in the next fragment,
+    ///     but not past the last one.
+    ///   - endOffset: The message's size with `bytes`, where a sequence cut by the end fails.
+    private mutating func validateText(_ bytes: Data, isFinal: Bool, endOffset: Int)
+        throws(WebSocketProtocolViolation)
+    {
+        guard case .text(var validator) = open else { return }
+        if let offset = validator.validate(bytes) { throw .invalidUTF8(atOffset: offset) }
+        if isFinal && !validator.isAtCharacterBoundary { throw .invalidUTF8(atOffset: endOffset) }
+        open = .text(validator)
     }
 }

@@ -2,7 +2,8 @@
 /// status code the close frame sent in answer must carry.
 package enum WebSocketProtocolViolation: Error, Hashable, Sendable {
     /// A reserved bit (the mask of `0x70` in the first header byte) that no negotiated
-    /// extension defines (§5.2).
+    /// extension defines (§5.2), or RSV1 on a frame where permessage-deflate does not define
+    /// it: a control frame or a continuation (RFC 7692 §6.1).
     case reservedBitsSet(UInt8)
     /// An opcode the RFC reserves (§5.2: "MUST _Fail the WebSocket Connection_").
     case unknownOpcode(UInt8)
@@ -31,12 +32,16 @@ package enum WebSocketProtocolViolation: Error, Hashable, Sendable {
     case closePayloadTooShort
     /// A close frame with a status code that may not be sent on the wire (§7.4).
     case invalidCloseCode(UInt16)
+    /// A compressed message (RFC 7692) whose payload is not valid DEFLATE data.
+    case invalidCompressedData
 
-    /// The status code to close with (§7.4.1): 1007 for bad text, 1009 for size limits, and
-    /// 1002 for everything else, which breaks the framing rules.
+    /// The status code to close with (§7.4.1): 1007 for bad text or compressed data, 1009 for
+    /// size limits, and 1002 for everything else, which breaks the framing rules.
     package var closeCode: WebSocketCloseCode {
         switch self {
-        case .invalidUTF8: return .invalidFramePayloadData
+        // Undecodable DEFLATE data is a payload that does not match its message type, like bad
+        // UTF-8: the framing was right, the content was not.
+        case .invalidUTF8, .invalidCompressedData: return .invalidFramePayloadData
         case .frameTooLarge, .messageTooLarge: return .messageTooBig
         case .reservedBitsSet, .unknownOpcode, .maskedFrameFromServer, .unmaskedFrameFromClient,
             .fragmentedControlFrame, .controlFrameTooLong, .payloadLengthMostSignificantBitSet,
