@@ -25,8 +25,12 @@ public struct WebSocketOptions: Sendable {
     /// compressed); a larger one closes the connection with 1009. Default 16 MiB.
     public var maximumMessageSize: Int = 16 * 1024 * 1024
     /// The most unwritten bytes the outgoing queue holds; a `send` that would pass it fails
-    /// with `WebSocketSendFailure.queueFull` (never dropped silently). Default 16 MiB.
-    public var maximumQueuedBytes: Int = 16 * 1024 * 1024
+    /// with `WebSocketSendFailure.queueFull` (never dropped silently). Default 32 MiB,
+    /// room for a message of `maximumMessageSize` echoed while another waits.
+    public var maximumQueuedBytes: Int = 32 * 1024 * 1024
+    /// Whether to offer permessage-deflate (RFC 7692): messages are compressed both ways if
+    /// the server agrees, with the window sizes and context takeover it chooses. Default true.
+    public var offersCompression = true
     /// Seconds the closing handshake may take (the server's close frame and its TCP close)
     /// before the connection is cut. Default 5 s.
     public var closeTimeout: TimeInterval = 5

@@ -99,7 +99,12 @@ enum WebSocketHandshake {
         var subprotocol: String?
         /// The server's `Sec-WebSocket-Extensions`, if any.
         var extensions: String?
+        /// permessage-deflate's parameters, when the server agreed to it.
+        var deflate: PerMessageDeflateParameters?
     }
+
+    /// What Leash offers for permessage-deflate: everything left to the server.
+    static let deflateOffer: PerMessageDeflateOptions? = try? PerMessageDeflateOptions()
 
     /// Checks the server's `101` against the request (§4.1, the client's checks 1–6):
     /// `Upgrade: websocket`, `Connection: Upgrade`, the accept value for the key sent, a
@@ -128,8 +133,15 @@ enum WebSocketHandshake {
             agreement.subprotocol = chosen
         }
         if let extensions = head.value(for: "Sec-WebSocket-Extensions"), !extensions.isEmpty {
-            guard request.value(forHTTPHeaderField: "Sec-WebSocket-Extensions") != nil else {
+            // Leash offers permessage-deflate and nothing else (§9.1: the server may only
+            // answer with what was offered).
+            guard request.value(forHTTPHeaderField: "Sec-WebSocket-Extensions") != nil, let offer = deflateOffer else {
                 return refused("the server answered with extensions (\(extensions)) none of which were offered")
+            }
+            do {
+                agreement.deflate = try offer.negotiate(responseHeaderValue: extensions)
+            } catch {
+                return refused("the server's Sec-WebSocket-Extensions cannot be agreed to: \(error)")
             }
             agreement.extensions = extensions
         }

@@ -75,15 +75,32 @@ final class WebSocketConnection: @unchecked Sendable {
     /// The largest read asked of the stream at once.
     static let readSize = 256 * 1024
 
-    init(stream: any WebSocketByteStream, leftover: Data, options: WebSocketOptions, manager: Manager) {
+    /// The compressor of outgoing messages when permessage-deflate was agreed: used under
+    /// `sending`, so that messages are compressed in the order they are queued (the peer's
+    /// inflater follows the same sequence).
+    private let compressor: PerMessageDeflateCompressor?
+    /// Held while a message is compressed, encoded and queued.
+    private let sending = NSLock()
+
+    /// - Throws: `WebSocketCompressionError` when zlib cannot set up for the agreed `deflate`.
+    init(
+        stream: any WebSocketByteStream, leftover: Data, deflate: PerMessageDeflateParameters?,
+        options: WebSocketOptions, manager: Manager
+    ) throws {
         self.stream = stream
         self.leftover = leftover
         self.options = options
         self.manager = manager
         let maximum = max(options.maximumMessageSize, 0)
+        // A compressed frame may inflate up to the message limit; its own size is bounded by
+        // the same limit (deflate never needs more than the input's size plus a little).
         reader = Reader(
-            decoder: WebSocketFrameDecoder(role: .client, maximumFrameSize: maximum),
-            assembler: WebSocketMessageAssembler(maximumMessageSize: maximum))
+            decoder: WebSocketFrameDecoder(
+                role: .client, maximumFrameSize: maximum,
+                allowedReservedBits: deflate == nil ? [] : PerMessageDeflateParameters.reservedBits),
+            assembler: WebSocketMessageAssembler(
+                maximumMessageSize: maximum, decompressor: try deflate?.makeClientDecompressor()))
+        compressor = try deflate?.makeClientCompressor()
         state = LockedState(State(lastHeard: manager.scheduler.now))
     }
 
@@ -250,28 +267,49 @@ final class WebSocketConnection: @unchecked Sendable {
 
     /// Queues `message` (see `WebSocket.send(_:)`); `completion` tells its outcome once.
     func send(_ message: WebSocketMessage, completion: @escaping @Sendable (LeashError?) -> Void) {
-        let frame: WebSocketFrame
+        let (opcode, payload): (WebSocketFrame.Opcode, Data)
         switch message {
-        case .text(let text): frame = WebSocketFrame(opcode: .text, payload: Data(text.utf8))
-        case .binary(let data): frame = WebSocketFrame(opcode: .binary, payload: data)
+        case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
+        case .binary(let data): (opcode, payload) = (.binary, data)
+        }
+        sending.lock()
+        defer { sending.unlock() }
+        // Refused before compressing: with context takeover, a message compressed and then
+        // not sent would leave the server's inflater out of step. The bound covers the
+        // header (at most 14 bytes) and what deflate may add to data it cannot shrink.
+        if compressor != nil {
+            let bound = payload.count + payload.count / 1000 + 24
+            if let refusal = state.withLock({ refusal(adding: bound, $0) }) { return completion(refusal) }
+        }
+        let frame: WebSocketFrame
+        do {
+            frame = try compressor?.messageFrame(opcode: opcode, payload: payload)
+                ?? WebSocketFrame(opcode: opcode, payload: payload)
+        } catch {
+            return completion(.encoding(reason: "the message could not be compressed", underlying: error))
         }
         var encoder = WebSocketFrameEncoder()
         guard let bytes = try? encoder.encode(frame) else {
             return completion(.webSocketSendFailed(.closed))
         }
         let outcome = state.withLock { state -> (refusal: LeashError?, write: Bool) in
-            guard !state.closeSent, !state.isFinished else { return (.webSocketSendFailed(.closed), false) }
-            guard state.queuedBytes + bytes.count <= options.maximumQueuedBytes else {
-                let failure = WebSocketSendFailure.queueFull(
-                    queuedBytes: state.queuedBytes, messageBytes: bytes.count, limit: options.maximumQueuedBytes)
-                return (.webSocketSendFailed(failure), false)
-            }
+            if let refusal = refusal(adding: bytes.count, state) { return (refusal, false) }
             state.outgoing.append(Outgoing(bytes: bytes, counted: bytes.count, completion: completion))
             state.queuedBytes += bytes.count
             return (nil, claimWriting(&state))
         }
         if let refusal = outcome.refusal { return completion(refusal) }
         if outcome.write { writeNext() }
+    }
+
+    /// Why a message of `bytes` cannot be queued now, if it cannot.
+    private func refusal(adding bytes: Int, _ state: State) -> LeashError? {
+        guard !state.closeSent, !state.isFinished else { return .webSocketSendFailed(.closed) }
+        guard state.queuedBytes + bytes <= options.maximumQueuedBytes else {
+            return .webSocketSendFailed(
+                .queueFull(queuedBytes: state.queuedBytes, messageBytes: bytes, limit: options.maximumQueuedBytes))
+        }
+        return nil
     }
 
     /// Takes the writing role if nobody holds it.

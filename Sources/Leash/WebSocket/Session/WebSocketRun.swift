@@ -62,8 +62,9 @@ final class WebSocketRun: Disposable, ManagedExecution, WebSocketConnectionListe
         let upgrade = WebSocketUpgrade(connector: connector, trustedAuthorities: options.trustedAuthorities)
         var recipe = ExecutionRecipe(client: client, endpoint: endpoint, kind: .webSocket(upgrade))
         let subprotocols = options.subprotocols
+        let extensionOffer = options.offersCompression ? WebSocketHandshake.deflateOffer?.offerHeaderValue : nil
         recipe.adaptRequest = { request in
-            WebSocketHandshake.prepare(&request, subprotocols: subprotocols, extensionOffer: nil)
+            WebSocketHandshake.prepare(&request, subprotocols: subprotocols, extensionOffer: extensionOffer)
         }
         let kept = state.withLock { state -> Bool in
             guard !state.isOver else { return false }
@@ -86,8 +87,15 @@ final class WebSocketRun: Disposable, ManagedExecution, WebSocketConnectionListe
     /// The handshake's execution delivered the `101`: the socket is open.
     fileprivate func upgraded(_ upgrade: WebSocketUpgrade) {
         guard let established = upgrade.claim() else { return }
-        let connection = WebSocketConnection(
-            stream: established.stream, leftover: established.leftover, options: options, manager: manager)
+        let connection: WebSocketConnection
+        do {
+            connection = try WebSocketConnection(
+                stream: established.stream, leftover: established.leftover, deflate: established.agreement.deflate,
+                options: options, manager: manager)
+        } catch {
+            established.stream.close()
+            return handshakeFailed(error, upgrade)
+        }
         let now = manager.scheduler.now
         let opened = state.withLock { state -> Bool in
             guard !state.isOver, state.upgrade === upgrade else { return false }
