@@ -27,7 +27,11 @@ let package = Package(
         // The test scheduler and blocking reads without XCTest, which an executable must not
         // link (on macOS it fails to load); the tour uses these.
         .target(name: "RxTestingCore", dependencies: ["Rx"]),
-        .target(name: "Leash", dependencies: ["Rx"]),
+        .target(
+            name: "Leash", dependencies: ["Rx", .target(name: "CLeashCurl", condition: .when(platforms: [.linux]))]),
+        // TLS for WebSockets on Linux: libcurl's connect-only mode, loaded at run time (no
+        // libcurl headers or link-time dependency). Compiles to nothing elsewhere.
+        .target(name: "CLeashCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Test doubles (`StubTransport`), out of `Leash` so that apps do not ship them. No
         // XCTest: previews and executables (the tour) use them too.
         .target(name: "LeashTesting", dependencies: ["Leash", "Rx"]),
