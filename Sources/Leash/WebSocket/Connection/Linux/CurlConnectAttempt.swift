@@ -62,7 +62,9 @@
         private func run() {
             guard address.isSecure else { return finish(.failure(URLError(.unsupportedURL))) }
             guard leash_curl_load() == 0 else { return finish(.failure(CurlErrors.unavailable())) }
-            guard let url = Self.url(for: address) else { return finish(.failure(URLError(.badURL))) }
+            guard let url = CurlTLSByteStreamConnector.url(for: address) else {
+                return finish(.failure(URLError(.badURL)))
+            }
             var status: Int32 = 0
             let created = address.additionalTrustedAuthorities.map { authorities in
                 authorities.withUnsafeFileSystemRepresentation { leash_curl_create(url, $0, &status) }
@@ -114,20 +116,6 @@
         /// Tells the observer the attempt holds nothing any more.
         private func settle() {
             observer?(.settled)
-        }
-
-        /// "https://host:port/" for libcurl, or nil for a host that would change the URL's
-        /// meaning (a user part, a path) rather than name a host.
-        static func url(for address: WebSocketAddress) -> String? {
-            guard (1...65535).contains(address.port), !address.host.isEmpty else { return nil }
-            let isIPv6 = address.host.contains(":")
-            let allowed =
-                isIPv6
-                ? "0123456789abcdefABCDEF:.%" : "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._"
-            guard address.host.unicodeScalars.allSatisfy({ allowed.unicodeScalars.contains($0) }) else { return nil }
-            // A zone ("fe80::1%eth0") is written %25 in a URL.
-            let host = isIPv6 ? "[\(address.host.replacingOccurrences(of: "%", with: "%25"))]" : address.host
-            return "https://\(host):\(address.port)/"
         }
     }
 #endif

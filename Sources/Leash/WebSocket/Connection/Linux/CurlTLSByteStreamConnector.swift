@@ -34,6 +34,20 @@
         /// Whether libcurl can be loaded here (tests skip TLS without it).
         package static var isAvailable: Bool { leash_curl_load() == 0 }
 
+        /// "https://host:port/" for libcurl, or nil for a host that would change the URL's
+        /// meaning (a user part, a path) rather than name a host.
+        package static func url(for address: WebSocketAddress) -> String? {
+            guard (1...65535).contains(address.port), !address.host.isEmpty else { return nil }
+            let isIPv6 = address.host.contains(":")
+            // Letters, digits, "-", "." and "_" (and for an IPv6 literal ":" and a "%zone"): none
+            // of them can end the host part of the URL.
+            let allowed = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._" + (isIPv6 ? ":%" : "")
+            guard address.host.unicodeScalars.allSatisfy({ allowed.unicodeScalars.contains($0) }) else { return nil }
+            // A zone ("fe80::1%eth0") is written %25 in a URL.
+            let host = isIPv6 ? "[\(address.host.replacingOccurrences(of: "%", with: "%25"))]" : address.host
+            return "https://\(host):\(address.port)/"
+        }
+
         package func connect(
             to address: WebSocketAddress,
             _ completion: @escaping @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
