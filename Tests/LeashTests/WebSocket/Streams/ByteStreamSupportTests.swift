@@ -19,8 +19,8 @@ import XCTest
 final class ByteStreamSupportTests: XCTestCase {
     func testPEM_readsEveryCertificateAndSkipsKeys() {
         let pem =
-            "text before\n" + TestTLSServer.authorityPEM + "\n" + TestTLSServer.keyPEM + "\n"
-            + TestTLSServer.certificatePEM + "\n"
+            "text before\n" + TestCertificates.authorityPEM + "\n" + TestCertificates.keyPEM + "\n"
+            + TestCertificates.certificatePEM + "\n"
         let certificates = PEMCertificates.der(inPEM: pem)
         XCTAssertEqual(certificates.count, 2)
         // DER certificates start with a SEQUENCE (0x30) with a two-byte long-form length.
@@ -29,9 +29,9 @@ final class ByteStreamSupportTests: XCTestCase {
     }
 
     func testPEM_withoutCertificates_isNil() throws {
-        XCTAssertEqual(PEMCertificates.der(inPEM: TestTLSServer.keyPEM), [])
+        XCTAssertEqual(PEMCertificates.der(inPEM: TestCertificates.keyPEM), [])
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("leash-no-certs-\(UUID()).pem")
-        try TestTLSServer.keyPEM.write(to: file, atomically: true, encoding: .utf8)
+        try TestCertificates.keyPEM.write(to: file, atomically: true, encoding: .utf8)
         defer { try? FileManager.default.removeItem(at: file) }
         XCTAssertNil(PEMCertificates.der(inFile: file))
         XCTAssertNil(PEMCertificates.der(inFile: file.appendingPathExtension("missing")))

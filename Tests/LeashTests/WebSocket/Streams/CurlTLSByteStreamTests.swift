@@ -132,6 +132,14 @@
             XCTAssertEqual(error.code, .cancelled)
         }
 
+        func testClose_sendsCloseNotify() throws {
+            let server = try TestTLSServer(mode: .reportClose)
+            let stream = try connectStream(connector, to: server.address())
+            XCTAssertNil(sendAll(stream, Data("hi".utf8)))
+            stream.close()
+            XCTAssertEqual(server.nextLine(), "close-notify")
+        }
+
         func testDisposePendingHandshake_neverCompletesAndLeaksNoDescriptor() throws {
             // A listener that never accepts: TCP connects (the kernel queues it), the TLS
             // handshake waits for a ServerHello that never comes.
