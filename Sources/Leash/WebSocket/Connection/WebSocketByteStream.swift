@@ -14,7 +14,7 @@ import Rx
 /// - `receive` completes once, with at least one byte, the end of the stream (the peer closed
 ///   its side), or a failure. Nothing is read before it is asked for: a reader that does not
 ///   ask holds the peer back through TCP's window (this is the socket's backpressure). After
-///   the end, every `receive` gets the end again; after a failure, the same failure.
+///   the end, every `receive` gets the end again; after a failure, a failure.
 /// - `send` completes once every byte is written (handed to the kernel or TLS), or fails.
 /// - Completions run on the stream's own threads, never inside the call that started them.
 /// - `close()` is idempotent and may be called from any thread, at any time: it closes the
