@@ -67,6 +67,7 @@ static struct {
     const char *(*easy_strerror)(int code);
 } curl;
 
+/// Loading happens once; its outcome (0 or -1) and, on failure, the reason stay for later calls.
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int load_status = -1;
 static char load_error[256] = "";
@@ -76,15 +77,20 @@ static char load_error[256] = "";
 #define TRACKED_SOCKETS 8
 
 struct leash_curl_connection {
+    /// The easy handle, in connect-only mode.
     CURL *easy;
     /// Guards `aborted` and `sockets`, which the connecting thread's callbacks and
     /// `leash_curl_abort` share.
     pthread_mutex_t lock;
+    /// Set by `leash_curl_abort`: no new socket, and the progress callback stops the connect.
     int aborted;
+    /// libcurl's open sockets (-1 for a free slot).
     int sockets[TRACKED_SOCKETS];
+    /// libcurl's message for the last failure (CURLOPT_ERRORBUFFER).
     char error[CURL_ERROR_SIZE];
 };
 
+/// `name` in `library`; the first missing one is reported in `load_error`.
 static void *symbol(void *library, const char *name, int *missing) {
     void *address = dlsym(library, name);
     if (address == NULL && *missing == 0) {
@@ -94,6 +100,7 @@ static void *symbol(void *library, const char *name, int *missing) {
     return address;
 }
 
+/// Opens libcurl and finds its functions (run once, by `leash_curl_load`).
 static void load(void) {
     // The library FoundationNetworking uses first (already loaded, then), then the other
     // builds Debian and Ubuntu ship.
