@@ -29,7 +29,14 @@ let package = Package(
         .target(name: "RxTestingCore", dependencies: ["Rx"]),
         // The system's zlib, for WebSocket permessage-deflate: a module map, not a dependency.
         .systemLibrary(name: "CZlib"),
-        .target(name: "Leash", dependencies: ["Rx", "CZlib", "LeashDigest"]),
+        .target(
+            name: "Leash",
+            dependencies: [
+                "Rx", "CZlib", "LeashDigest", .target(name: "CLeashCurl", condition: .when(platforms: [.linux])),
+            ]),
+        // TLS for WebSockets on Linux: libcurl's connect-only mode, loaded at run time (no
+        // libcurl headers or link-time dependency). Compiles to nothing elsewhere.
+        .target(name: "CLeashCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
         // Test doubles (`StubTransport`), out of `Leash` so that apps do not ship them. No
         // XCTest: previews and executables (the tour) use them too.
         .target(name: "LeashTesting", dependencies: ["Leash", "Rx"]),

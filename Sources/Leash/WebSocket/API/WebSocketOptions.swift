@@ -38,7 +38,7 @@ public struct WebSocketOptions: Sendable {
     public var reconnect: WebSocketReconnectPolicy?
 
     /// Opens the connections (tests put a scripted or counting one here); `nil`: the
-    /// platform's (`WebSocketByteStreams.platform`).
+    /// platform's (`WebSocketByteStreams.connector`).
     package var connector: (any WebSocketByteStreamConnector)?
     /// A PEM file of certificate authorities trusted besides the system's, for `wss` (tests
     /// with a self-signed certificate).

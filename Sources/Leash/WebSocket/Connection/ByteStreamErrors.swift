@@ -13,18 +13,25 @@ import Foundation
 
 /// The `URLError`s the byte streams report for system failures, with the failure itself kept
 /// as the underlying error so that a log shows what the system said.
-enum ByteStreamErrors {
+package enum ByteStreamErrors {
     /// The stream's own `close()` ended the call.
-    static var closed: URLError { URLError(.cancelled) }
+    package static var closed: URLError { URLError(.cancelled) }
 
     /// A socket call failed with `errno`. While connecting, what is not clearly about the
     /// connection being lost says the host could not be reached; afterwards, the connection
     /// was lost.
-    static func socket(_ code: Int32, whileConnecting: Bool) -> URLError {
+    package static func socket(_ code: Int32, whileConnecting: Bool) -> URLError {
         let urlCode: URLError.Code
-        if code == ETIMEDOUT {
+        switch code {
+        case ETIMEDOUT:
             urlCode = .timedOut
-        } else {
+        case ECANCELED:
+            urlCode = .cancelled
+        case ENETDOWN where whileConnecting:
+            // No network at all (also what watchOS reports where it allows no low-level
+            // networking, see NetworkByteStreamConnector).
+            urlCode = .notConnectedToInternet
+        default:
             // Refused, unreachable, reset: while connecting, all mean the host was not reached.
             urlCode = whileConnecting ? .cannotConnectToHost : .networkConnectionLost
         }
@@ -32,7 +39,7 @@ enum ByteStreamErrors {
     }
 
     /// Name resolution failed with an `EAI_…` code.
-    static func resolution(_ code: Int32) -> URLError {
+    package static func resolution(_ code: Int32) -> URLError {
         // A temporary failure (no answer from the resolver) is a failed lookup; anything else
         // means the name does not resolve.
         let urlCode: URLError.Code = code == EAI_AGAIN ? .dnsLookupFailed : .cannotFindHost
@@ -41,8 +48,34 @@ enum ByteStreamErrors {
         return URLError(urlCode, userInfo: underlying(detail))
     }
 
+    /// A TLS failure reported as an `OSStatus` (Network.framework's `NWError.tls`): the
+    /// certificate's faults have `URLError`s of their own, anything else is a failed handshake.
+    /// The values are Security's `errSSL…`/`errSec…` codes, written as numbers so that this
+    /// compiles (and is tested) everywhere.
+    package static func tls(status: Int32) -> URLError {
+        let urlCode: URLError.Code
+        switch status {
+        case -9814, -9828:  // errSSLCertExpired, errSSLPeerCertExpired
+            urlCode = .serverCertificateHasBadDate
+        case -9815:  // errSSLCertNotYetValid
+            urlCode = .serverCertificateNotYetValid
+        // errSSLXCertChainInvalid, errSSLBadCert, errSSLUnknownRootCert, errSSLNoRootCert,
+        // errSSLPeerBadCert, errSSLHostNameMismatch, errSecNotTrusted
+        case -9807, -9808, -9812, -9813, -9825, -9843, -67843:
+            urlCode = .serverCertificateUntrusted
+        default:
+            urlCode = .secureConnectionFailed
+        }
+        return URLError(urlCode, userInfo: underlying(NSError(domain: NSOSStatusErrorDomain, code: Int(status))))
+    }
+
+    /// A DNS-SD failure (Network.framework's `NWError.dns`): the name does not resolve.
+    package static func dnsService(_ code: Int) -> URLError {
+        URLError(.cannotFindHost, userInfo: underlying(NSError(domain: "DNSServiceErrorType", code: code)))
+    }
+
     /// A user info dictionary naming `error` as the cause.
-    static func underlying(_ error: NSError) -> [String: Any] {
+    package static func underlying(_ error: NSError) -> [String: Any] {
         [NSUnderlyingErrorKey: error, NSLocalizedDescriptionKey: error.localizedDescription]
     }
 }

@@ -13,12 +13,14 @@ import Rx
 ///   first's completion is a bug in the caller.
 /// - `receive` completes once, with at least one byte, the end of the stream (the peer closed
 ///   its side), or a failure. Nothing is read before it is asked for: a reader that does not
-///   ask holds the peer back through TCP's window (this is the socket's backpressure).
+///   ask holds the peer back through TCP's window (this is the socket's backpressure). After
+///   the end, every `receive` gets the end again; after a failure, a failure.
 /// - `send` completes once every byte is written (handed to the kernel or TLS), or fails.
 /// - Completions run on the stream's own threads, never inside the call that started them.
 /// - `close()` is idempotent and may be called from any thread, at any time: it closes the
 ///   connection (TCP close, after a TLS close-notify where there is one) and completes the
-///   outstanding calls with failures, once each.
+///   outstanding calls with `URLError(.cancelled)`, once each; calls made after it fail the
+///   same way. Releasing the last reference to a stream closes it too.
 /// - Failures are `URLError`s (`.networkConnectionLost`, `.cannotConnectToHost`,
 ///   `.secureConnectionFailed`, `.serverCertificateUntrusted`…), which Leash reports as
 ///   `LeashError.transport`.
@@ -51,8 +53,11 @@ package struct WebSocketAddress: Hashable, Sendable {
     package var port: Int
     /// Whether TLS runs over the connection (`wss://`).
     package var isSecure: Bool
-    /// For TLS on Linux: a PEM file of certificate authorities trusted besides the system's
-    /// (tests use it for their self-signed certificate).
+    /// For TLS: a PEM file of certificate authorities trusted besides the system's (tests use
+    /// it for their self-signed certificate; meant for tests and private authorities). On
+    /// Linux it becomes libcurl's CA file, which replaces the default bundle *file* but keeps
+    /// the default CA *directory* (Debian and Ubuntu: /etc/ssl/certs): where libcurl has no
+    /// such directory, only these authorities are trusted.
     package var additionalTrustedAuthorities: URL?
 
     /// An address from its parts.
@@ -68,9 +73,12 @@ package struct WebSocketAddress: Hashable, Sendable {
 package protocol WebSocketByteStreamConnector: Sendable {
     /// Connects to `address`, completing once (on the connector's own thread) with the open
     /// stream or the `URLError` that stopped it. Disposing before the completion abandons the
-    /// attempt: the socket is closed and the completion is not called.
+    /// attempt: the socket is closed and the completion is not called. A dispose that races
+    /// the completion can lose (the completion may already be running when it comes): a caller
+    /// that has disposed must close a stream it still receives.
     func connect(
-        to address: WebSocketAddress, _ completion: @escaping @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
+        to address: WebSocketAddress,
+        _ completion: @escaping @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
     ) -> Disposable
 }
 

@@ -12,7 +12,7 @@ extension Client {
             let run = WebSocketRun(
                 client: self, endpoint: endpoint.value, options: options,
                 connector: options.connector ?? (manager.transport as? any WebSocketConnectorProviding)?
-                    .webSocketConnector ?? WebSocketByteStreams.platform, observer: observer)
+                    .webSocketConnector ?? WebSocketByteStreams.connector, observer: observer)
             run.connect()
             return run
         }

@@ -220,9 +220,11 @@ private func sendNoSignal(_ fd: Int32, _ pointer: UnsafeRawPointer?, _ count: In
     #endif
 }
 
-/// How many descriptors the process has open (Linux: the entries of /proc/self/fd).
+/// How many descriptors the process has open: the entries of /proc/self/fd (Linux) or
+/// /dev/fd (Darwin). Listing the directory opens one more, the same each time.
 func openDescriptorCount() -> Int? {
-    (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd"))?.count
+    let directory = FileManager.default.fileExists(atPath: "/proc/self/fd") ? "/proc/self/fd" : "/dev/fd"
+    return (try? FileManager.default.contentsOfDirectory(atPath: directory))?.count
 }
 
 /// A value several threads write and a test reads.

@@ -228,6 +228,12 @@ final class TCPByteStreamTests: XCTestCase {
     }
 
     func testDisposePendingConnect_neverCompletesAndLeaksNoDescriptor() throws {
+        #if os(Linux)
+            let dropsSYNsWhenTheAcceptQueueIsFull = true
+        #else
+            let dropsSYNsWhenTheAcceptQueueIsFull = false
+        #endif
+        try XCTSkipUnless(dropsSYNsWhenTheAcceptQueueIsFull, "needs Linux: a connect to a full listener stays pending")
         // A listener whose accept queue is full drops further SYNs: a connect to it stays
         // pending until given up.
         let listener = try TestTCPListener(backlog: 0)
