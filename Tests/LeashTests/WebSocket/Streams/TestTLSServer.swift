@@ -20,12 +20,15 @@ import XCTest
             /// Reads until the client closes, then prints "close-notify" if the client closed TLS
             /// properly, "no-close-notify" if it just dropped the connection.
             case reportClose
+            /// Forwards the decrypted bytes both ways to a plain TCP server on 127.0.0.1 (the
+            /// `proxyPort`): a TLS front for `LoopbackServer`, so that `wss://` runs end to end.
+            case proxy
         }
 
         /// The server: one thread per connection; exits when its standard input closes.
         static let script = """
             import os, socket, ssl, sys, threading
-            certificate, key, mode, host = sys.argv[1:5]
+            certificate, key, mode, host, target = sys.argv[1:6]
             context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
             context.load_cert_chain(certificate, key)
             listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -43,6 +46,27 @@ import XCTest
                     if mode == "bye":
                         connection.sendall(b"bye")
                         connection.unwrap()
+                    elif mode == "proxy":
+                        upstream = socket.create_connection(("127.0.0.1", int(target)))
+                        def forward(source, destination):
+                            try:
+                                while True:
+                                    data = source.recv(65536)
+                                    if not data:
+                                        break
+                                    destination.sendall(data)
+                            except (ssl.SSLError, OSError):
+                                pass
+                            finally:
+                                try:
+                                    destination.shutdown(socket.SHUT_WR)
+                                except OSError:
+                                    pass
+                        back = threading.Thread(target=forward, args=(upstream, connection), daemon=True)
+                        back.start()
+                        forward(connection, upstream)
+                        back.join()
+                        upstream.close()
                     elif mode == "reportClose":
                         try:
                             while connection.recv(65536):
@@ -92,7 +116,7 @@ import XCTest
 
         /// Starts a server on `host` (a loopback address), or throws `XCTSkip` when python3 is
         /// not there.
-        init(mode: Mode = .echo, host: String = "127.0.0.1") throws {
+        init(mode: Mode = .echo, host: String = "127.0.0.1", proxyPort: Int = 0) throws {
             self.host = host
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("leash-tls-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -104,7 +128,7 @@ import XCTest
             try TestCertificates.authorityPEM.write(to: authorityFile, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", Self.script, certificate.path, key.path, mode.rawValue, host]
+            process.arguments = ["python3", "-c", Self.script, certificate.path, key.path, mode.rawValue, host, String(proxyPort)]
             let input = Pipe()
             let output = Pipe()
             process.standardInput = input
