@@ -56,6 +56,7 @@ if let client = tour.setup() {
     tour.cancellation(client)
     tour.transfers(client)
     tour.streams(client)
+    tour.webSockets(client)
 }
 tour.viewModelInVirtualTime()
 exit(tour.finish() ? 0 : 1)
