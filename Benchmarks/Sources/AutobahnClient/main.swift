@@ -92,7 +92,9 @@ final class LockedBox<Value>: @unchecked Sendable {
     func set(_ newValue: Value) { lock.withLock { value = newValue } }
 }
 
-guard let countText = run(FuzzingServer(path: "/getCaseCount", query: [:]), client: client, options: options), let count = Int(countText) else {
+guard let countText = run(FuzzingServer(path: "/getCaseCount", query: [:]), client: client, options: options),
+    let count = Int(countText)
+else {
     print("no case count from 127.0.0.1:\(arguments.port)")
     exit(1)
 }

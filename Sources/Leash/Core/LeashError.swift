@@ -97,7 +97,8 @@ public enum LeashError: Swift.Error, CustomStringConvertible, @unchecked Sendabl
         case .serverTrust(let host, let reason):
             return "The server \(host) is not trusted: \(reason)."
         case .webSocketProtocolViolation(let reason, let code):
-            return "The WebSocket server broke the protocol (\(reason)); the connection was closed with \(code.rawValue)."
+            return
+                "The WebSocket server broke the protocol (\(reason)); the connection was closed with \(code.rawValue)."
         case .webSocketSendFailed(let failure):
             return "The WebSocket message was not sent: \(failure)."
         }

@@ -109,7 +109,8 @@ final class StubByteStream: WebSocketByteStream, @unchecked Sendable {
 
     /// Answers the outstanding receive, if there is something to answer it with.
     private func serve() {
-        let answer = state.withLock { state -> (@Sendable (WebSocketByteStreamRead) -> Void, WebSocketByteStreamRead)? in
+        let answer = state.withLock {
+            state -> (@Sendable (WebSocketByteStreamRead) -> Void, WebSocketByteStreamRead)? in
             guard !state.isClosed, let receive = state.receive else { return nil }
             if !state.inbound.isEmpty {
                 let bytes = state.inbound.prefix(receive.maximum)
@@ -131,11 +132,13 @@ struct StubWebSocketConnector: WebSocketByteStreamConnector {
     let transport: StubTransport
 
     func connect(
-        to address: WebSocketAddress, _ completion: @escaping @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
+        to address: WebSocketAddress,
+        _ completion: @escaping @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
     ) -> Disposable {
         let runner = StubRunner(scheduler: transport.scheduler)
         let stream = StubByteStream(runner: runner)
-        let server = StubWebSocketServerConnection(transport: transport, address: address, client: stream, runner: runner)
+        let server = StubWebSocketServerConnection(
+            transport: transport, address: address, client: stream, runner: runner)
         stream.server = server
         let pending = LockedState<StubWebSocketServerConnection?>(server)
         runner.async {

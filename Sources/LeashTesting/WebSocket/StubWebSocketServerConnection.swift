@@ -168,7 +168,9 @@ final class StubWebSocketServerConnection: @unchecked Sendable {
             header.append(UInt8(payload.count & 0xff))
         default:
             header.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) { header.append(UInt8((UInt64(payload.count) >> UInt64(shift)) & 0xff)) }
+            for shift in stride(from: 56, through: 0, by: -8) {
+                header.append(UInt8((UInt64(payload.count) >> UInt64(shift)) & 0xff))
+            }
         }
         client.write(header + payload)
     }

@@ -94,15 +94,19 @@ final class WebSocketLoopbackTests: LoopbackIntegrationCase {
         let frames = log?.frames.filter { $0.opcode == 0x1 || $0.opcode == 0x2 } ?? []
         XCTAssertEqual(frames.count, 2)
         XCTAssertTrue(frames.allSatisfy(\.isMasked))
-        XCTAssertEqual(Set(log?.frames.compactMap(\.maskingKey) ?? []).count, log?.frames.count, "a fresh key per frame")
+        XCTAssertEqual(
+            Set(log?.frames.compactMap(\.maskingKey) ?? []).count, log?.frames.count, "a fresh key per frame")
         XCTAssertEqual(log?.request.headers["Sec-WebSocket-Version"], "13")
     }
 
     func testTheServersClose_isReportedWithItsCodeAndReason_thenTheObservableCompletes() throws {
         let events = try events(try makeClient(), Echo(["close": "4001", "reason": "see you"]))
 
-        XCTAssertEqual(close(of: events), WebSocketClose(code: WebSocketCloseCode(rawValue: 4001), reason: "see you", wasClean: true))
-        XCTAssertEqual(server.waitForWebSocket(timeout: 5) { $0.closeReceived != nil }?.closeReceived?.code, 4001, "echoed")
+        XCTAssertEqual(
+            close(of: events),
+            WebSocketClose(code: WebSocketCloseCode(rawValue: 4001), reason: "see you", wasClean: true))
+        XCTAssertEqual(
+            server.waitForWebSocket(timeout: 5) { $0.closeReceived != nil }?.closeReceived?.code, 4001, "echoed")
     }
 
     func testAClose_startedByTheApp_isAnsweredAndReported() throws {
@@ -150,7 +154,9 @@ final class WebSocketLoopbackTests: LoopbackIntegrationCase {
             }
             XCTAssertEqual(sent.rawValue, code, "\(query)")
             XCTAssertFalse(close?.wasClean ?? true, "\(query)")
-            let log = server.waitForWebSocket(timeout: 5) { $0.request.target.contains(query.keys.first ?? "") && $0.isFinished }
+            let log = server.waitForWebSocket(timeout: 5) {
+                $0.request.target.contains(query.keys.first ?? "") && $0.isFinished
+            }
             XCTAssertEqual(log?.closeReceived?.code, code, "\(query): the server was told why")
         }
     }
@@ -168,7 +174,9 @@ final class WebSocketLoopbackTests: LoopbackIntegrationCase {
     }
 
     func testAServerThatNeverAnswersTheClose_isCutAfterTheCloseTimeout() throws {
-        let events = try events(try makeClient(), Echo(["ignoreClose": "1"]), options: options { $0.closeTimeout = 0.5 }) {
+        let events = try events(
+            try makeClient(), Echo(["ignoreClose": "1"]), options: options { $0.closeTimeout = 0.5 }
+        ) {
             $0.close()
         }
 
@@ -180,7 +188,10 @@ final class WebSocketLoopbackTests: LoopbackIntegrationCase {
 
     func testADeadPeer_isDetectedByThePongTimeout() throws {
         let events = try events(
-            try makeClient(), Echo(["ignorePings": "1"]), options: options { $0.pingInterval = 0.2; $0.pongTimeout = 0.3 })
+            try makeClient(), Echo(["ignorePings": "1"]),
+            options: options {
+                $0.pingInterval = 0.2; $0.pongTimeout = 0.3
+            })
 
         let close = close(of: events)
         XCTAssertEqual(close?.code, .abnormalClosure)
@@ -194,7 +205,9 @@ final class WebSocketLoopbackTests: LoopbackIntegrationCase {
 
         XCTAssertEqual(handshakeError(client, Echo(["status": "200"]))?.statusCode, 200)
         XCTAssertEqual(handshakeError(client, Echo(["status": "403"]))?.statusCode, 403)
-        for query in [["accept": "wrong"], ["accept": "missing"], ["protocol": "unoffered"], ["extensions": "x-unknown"]] {
+        for query in [
+            ["accept": "wrong"], ["accept": "missing"], ["protocol": "unoffered"], ["extensions": "x-unknown"],
+        ] {
             guard case .invalidResponse(let reason)? = handshakeError(client, Echo(query)) else {
                 XCTFail("\(query)")
                 continue

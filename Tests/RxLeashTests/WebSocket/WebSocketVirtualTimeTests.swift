@@ -59,7 +59,8 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         case .message(.text(let text)): return "text \(text)"
         case .message(.binary(let data)): return "binary \(data.count)"
         case .pong(let roundTrip): return "pong \(roundTrip)"
-        case .closed(let close): return "closed \(close.code.rawValue) \(close.reason) \(close.wasClean ? "clean" : "unclean")"
+        case .closed(let close):
+            return "closed \(close.code.rawValue) \(close.reason) \(close.wasClean ? "clean" : "unclean")"
         case .reconnecting(let attempt, let delay): return "reconnecting \(attempt) after \(delay)"
         }
     }
@@ -135,8 +136,13 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         let client = try makeClient()
 
         let events = scheduler.start {
-            client.rx.webSocket(Chat(), options: self.options { $0.pingInterval = 20; $0.pongTimeout = 5 })
-                .map(Self.describe)
+            client.rx.webSocket(
+                Chat(),
+                options: self.options {
+                    $0.pingInterval = 20; $0.pongTimeout = 5
+                }
+            )
+            .map(Self.describe)
         }
 
         XCTAssertEqual(
@@ -158,9 +164,14 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         let client = try makeClient()
 
         let events = scheduler.start(disposed: 255) {
-            client.rx.webSocket(Chat(), options: self.options { $0.pingInterval = 10; $0.pongTimeout = 5 })
-                .filter { $0.close != nil }
-                .map(Self.describe)
+            client.rx.webSocket(
+                Chat(),
+                options: self.options {
+                    $0.pingInterval = 10; $0.pongTimeout = 5
+                }
+            )
+            .filter { $0.close != nil }
+            .map(Self.describe)
         }
 
         XCTAssertEqual(events.events, [], "never closed for want of a pong while messages flow")

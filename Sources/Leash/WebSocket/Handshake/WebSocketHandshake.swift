@@ -71,7 +71,8 @@ enum WebSocketHandshake {
             let lowered = name.lowercased()
             if lowered == "host" || lowered == "content-length" || lowered == "transfer-encoding" { continue }
             guard Self.isToken(name), !value.contains(where: { $0 == "\r" || $0 == "\n" }) else {
-                throw .encoding(reason: "the header \(name) cannot be sent: its name or value breaks the line", underlying: nil)
+                throw .encoding(
+                    reason: "the header \(name) cannot be sent: its name or value breaks the line", underlying: nil)
             }
             head += "\(name): \(value)\r\n"
         }

@@ -176,7 +176,10 @@ private final class HandshakeConnection: Disposable, @unchecked Sendable {
 
     private func received(_ bytes: Data, _ stream: any WebSocketByteStream) {
         enum Next {
-            case stop, readMore, upgraded(HTTPResponseHead, Data), refused(HTTPResponseHead, Data), failed(LeashError)
+            case stop, readMore
+            case upgraded(HTTPResponseHead, Data)
+            case refused(HTTPResponseHead, Data)
+            case failed(LeashError)
         }
         let next = state.withLock { state -> Next in
             guard !state.isDone else { return .stop }
@@ -195,7 +198,8 @@ private final class HandshakeConnection: Disposable, @unchecked Sendable {
             if head.statusCode == 101 { return .upgraded(head, Data(rest)) }
             switch RefusalBody.length(of: head, received: rest) {
             case .complete(let body): return .refused(head, body)
-            case .needMore: return rest.count > WebSocketUpgrade.maximumRefusalBody ? .refused(head, Data(rest)) : .readMore
+            case .needMore:
+                return rest.count > WebSocketUpgrade.maximumRefusalBody ? .refused(head, Data(rest)) : .readMore
             }
         }
         switch next {
@@ -294,7 +298,9 @@ private enum RefusalBody {
             return dechunked(rest).map(Length.complete) ?? .needMore
         }
         if let text = head.value(for: "Content-Length"), let length = Int(text), length >= 0 {
-            if length > WebSocketUpgrade.maximumRefusalBody { return rest.count >= WebSocketUpgrade.maximumRefusalBody ? .complete(Data(rest)) : .needMore }
+            if length > WebSocketUpgrade.maximumRefusalBody {
+                return rest.count >= WebSocketUpgrade.maximumRefusalBody ? .complete(Data(rest)) : .needMore
+            }
             return rest.count >= length ? .complete(Data(rest.prefix(length))) : .needMore
         }
         // 1xx, 204 and 304 have no body.
@@ -309,7 +315,8 @@ private enum RefusalBody {
         let lineEnd = Data("\r\n".utf8)
         while true {
             guard let end = data.range(of: lineEnd, in: index..<data.endIndex) else { return nil }
-            let sizeText = String(decoding: data[index..<end.lowerBound], as: UTF8.self)
+            let sizeText =
+                String(decoding: data[index..<end.lowerBound], as: UTF8.self)
                 .split(separator: ";").first.map { $0.trimmingCharacters(in: .whitespaces) } ?? ""
             guard let size = Int(sizeText, radix: 16), size >= 0 else { return body }
             index = end.upperBound

@@ -195,7 +195,8 @@ final class WebSocketConnection: @unchecked Sendable {
     /// The connection ended under the reader: the server closed it (`failure == nil`) or it
     /// failed.
     private func ended(failure: LeashError?) {
-        let failure = failure ?? (state.withLock { $0.closeReceived } == nil ? .transport(URLError(.networkConnectionLost)) : nil)
+        let failure =
+            failure ?? (state.withLock { $0.closeReceived } == nil ? .transport(URLError(.networkConnectionLost)) : nil)
         finish(failure: failure, timedOut: false)
     }
 
@@ -283,7 +284,8 @@ final class WebSocketConnection: @unchecked Sendable {
         }
         let frame: WebSocketFrame
         do {
-            frame = try compressor?.messageFrame(opcode: opcode, payload: payload)
+            frame =
+                try compressor?.messageFrame(opcode: opcode, payload: payload)
                 ?? WebSocketFrame(opcode: opcode, payload: payload)
         } catch {
             return completion(.encoding(reason: "the message could not be compressed", underlying: error))

@@ -128,7 +128,9 @@ import XCTest
             try TestCertificates.authorityPEM.write(to: authorityFile, atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", Self.script, certificate.path, key.path, mode.rawValue, host, String(proxyPort)]
+            process.arguments = [
+                "python3", "-c", Self.script, certificate.path, key.path, mode.rawValue, host, String(proxyPort),
+            ]
             let input = Pipe()
             let output = Pipe()
             process.standardInput = input
