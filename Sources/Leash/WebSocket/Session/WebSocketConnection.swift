@@ -79,8 +79,9 @@ final class WebSocketConnection: @unchecked Sendable {
     /// `sending`, so that messages are compressed in the order they are queued (the peer's
     /// inflater follows the same sequence).
     private let compressor: PerMessageDeflateCompressor?
-    /// Held while a message is compressed, encoded and queued.
-    private let sending = NSLock()
+    /// Held while a message is compressed, encoded and queued (before `state`'s lock, never
+    /// inside it).
+    private let sending = LockedState(())
 
     /// - Throws: `WebSocketCompressionError` when zlib cannot set up for the agreed `deflate`.
     init(
@@ -273,32 +274,30 @@ final class WebSocketConnection: @unchecked Sendable {
         case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
         case .binary(let data): (opcode, payload) = (.binary, data)
         }
-        sending.lock()
-        defer { sending.unlock() }
-        // Refused before compressing: with context takeover, a message compressed and then
-        // not sent would leave the server's inflater out of step. The bound covers the
-        // header (at most 14 bytes) and what deflate may add to data it cannot shrink.
-        if compressor != nil {
-            let bound = payload.count + payload.count / 1000 + 24
-            if let refusal = state.withLock({ refusal(adding: bound, $0) }) { return completion(refusal) }
-        }
-        let frame: WebSocketFrame
-        do {
-            frame =
-                try compressor?.messageFrame(opcode: opcode, payload: payload)
-                ?? WebSocketFrame(opcode: opcode, payload: payload)
-        } catch {
-            return completion(.encoding(reason: "the message could not be compressed", underlying: error))
-        }
-        var encoder = WebSocketFrameEncoder()
-        guard let bytes = try? encoder.encode(frame) else {
-            return completion(.webSocketSendFailed(.closed))
-        }
-        let outcome = state.withLock { state -> (refusal: LeashError?, write: Bool) in
-            if let refusal = refusal(adding: bytes.count, state) { return (refusal, false) }
-            state.outgoing.append(Outgoing(bytes: bytes, counted: bytes.count, completion: completion))
-            state.queuedBytes += bytes.count
-            return (nil, claimWriting(&state))
+        let outcome = sending.withLock { _ -> (refusal: LeashError?, write: Bool) in
+            // Refused before compressing: with context takeover, a message compressed and
+            // then not sent would leave the server's inflater out of step. The bound covers
+            // the header (at most 14 bytes) and what deflate may add to data it cannot shrink.
+            if compressor != nil {
+                let bound = payload.count + payload.count / 1000 + 24
+                if let refusal = state.withLock({ refusal(adding: bound, $0) }) { return (refusal, false) }
+            }
+            let frame: WebSocketFrame
+            do {
+                frame =
+                    try compressor?.messageFrame(opcode: opcode, payload: payload)
+                    ?? WebSocketFrame(opcode: opcode, payload: payload)
+            } catch {
+                return (.encoding(reason: "the message could not be compressed", underlying: error), false)
+            }
+            var encoder = WebSocketFrameEncoder()
+            guard let bytes = try? encoder.encode(frame) else { return (.webSocketSendFailed(.closed), false) }
+            return state.withLock { state -> (refusal: LeashError?, write: Bool) in
+                if let refusal = refusal(adding: bytes.count, state) { return (refusal, false) }
+                state.outgoing.append(Outgoing(bytes: bytes, counted: bytes.count, completion: completion))
+                state.queuedBytes += bytes.count
+                return (nil, claimWriting(&state))
+            }
         }
         if let refusal = outcome.refusal { return completion(refusal) }
         if outcome.write { writeNext() }
