@@ -329,4 +329,28 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         XCTAssertEqual(seconds, 60)
         XCTAssertEqual(events.events.first?.time, 260)
     }
+
+    func testEachReconnect_isAWholeHandshake_carryingTheCurrentToken() throws {
+        let authenticator = SpecAuthenticator(token: "first")
+        transport.stubWebSocket(path: "/chat") { peer in
+            // The token changes while the first connection is open; then it is cut.
+            peer.after(.seconds(5)) {
+                authenticator.accessToken = "second"
+                peer.drop()
+            }
+        }
+        let client = try makeClient { $0.authenticator(authenticator) }
+        var reconnect = WebSocketReconnectPolicy()
+        reconnect.jitter = 0
+
+        _ = scheduler.start(disposed: 210) {
+            client.rx.webSocket(Chat(), options: self.options { $0.reconnect = reconnect })
+        }
+
+        XCTAssertEqual(
+            transport.requests.map { $0.value(forHTTPHeaderField: "Authorization") }, ["Bearer first", "Bearer second"])
+        XCTAssertNotEqual(
+            transport.requests.first?.value(forHTTPHeaderField: "Sec-WebSocket-Key"),
+            transport.requests.last?.value(forHTTPHeaderField: "Sec-WebSocket-Key"), "a fresh key per handshake")
+    }
 }
