@@ -86,14 +86,19 @@ final class WebSocketStressTests: LoopbackIntegrationCase {
         let delivered = SpecLocked(0)
         let disposable = SingleAssignmentDisposable()
         let disposed = expectation(description: "disposed")
+        // The first message may come before `subscribe` returned its disposable: the
+        // subscriber holds it until the disposable is there (which also holds the socket back).
+        let assigned = DispatchSemaphore(value: 0)
         disposable.setDisposable(
             client.rx.webSocket(Echo(query: query), options: options)
                 .subscribe(
                     onNext: { event in
                         guard event.message != nil else { return }
                         delivered.withLock { $0 += 1 }
+                        _ = assigned.wait(timeout: .now() + 10)
                         disposable.dispose()
                     }, onDisposed: { disposed.fulfill() }))
+        assigned.signal()
         wait(for: [disposed], timeout: 10)
         XCTAssertEqual(delivered.value, 1)
         XCTAssertEqual(server.waitForWebSocket(timeout: 5) { $0.closeReceived != nil }?.closeReceived?.code, 1000)

@@ -15,7 +15,7 @@ import Rx
 ///         }
 ///     })
 /// ```
-public final class WebSocket: Sendable {
+public final class WebSocket: Equatable, Sendable {
     let connection: WebSocketConnection
 
     /// The subprotocol the server chose among `WebSocketOptions.subprotocols`, if any.
@@ -60,6 +60,11 @@ public final class WebSocket: Sendable {
 
     /// The bytes queued and not yet written (messages, encoded and masked).
     public var queuedBytes: Int { connection.queuedBytes }
+
+    /// The same connection (events compare their sockets by identity).
+    public static func == (lhs: WebSocket, rhs: WebSocket) -> Bool {
+        lhs === rhs
+    }
 }
 
 /// The outcome of one `send`, for whoever subscribes to its `Completable`, before or after

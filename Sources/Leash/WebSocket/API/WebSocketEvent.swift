@@ -5,7 +5,7 @@ import Foundation
 /// One connection reads `opened`, then its `message`s (and `pong`s, if it pings), then one
 /// `closed`. With a reconnect policy, `reconnecting` follows a `closed` the policy retries,
 /// and the next connection starts again at `opened`.
-public enum WebSocketEvent: Sendable {
+public enum WebSocketEvent: Equatable, Sendable {
     /// The handshake succeeded: `socket` sends and closes.
     case opened(WebSocket)
     /// A whole message arrived (text or binary, however many frames carried it).
