@@ -49,6 +49,12 @@ public final class StubWebSocketPeer: Sendable {
         }
     }
 
+    /// Writes `bytes` to the client as they are, frames or not (Leash's own tests play a
+    /// broken server with it).
+    package func sendRaw(_ bytes: Data) {
+        connection.writeRaw(bytes)
+    }
+
     /// Runs `action` after `delay` (virtual time on a `TestScheduler`).
     public func after(_ delay: RxTimeInterval, _ action: @escaping @Sendable () -> Void) {
         connection.runner.after(delay, action)

@@ -175,6 +175,12 @@ final class StubWebSocketServerConnection: @unchecked Sendable {
         client.write(header + payload)
     }
 
+    /// Writes `bytes` as they are.
+    func writeRaw(_ bytes: Data) {
+        let closed = state.withLock { $0.isClosed }
+        if !closed { client.write(bytes) }
+    }
+
     /// Sends a close frame (once).
     func close(code: WebSocketCloseCode?, reason: String) {
         let first = state.withLock { state -> Bool in

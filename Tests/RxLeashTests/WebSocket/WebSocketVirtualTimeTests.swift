@@ -353,4 +353,28 @@ final class WebSocketVirtualTimeTests: XCTestCase {
             transport.requests.first?.value(forHTTPHeaderField: "Sec-WebSocket-Key"),
             transport.requests.last?.value(forHTTPHeaderField: "Sec-WebSocket-Key"), "a fresh key per handshake")
     }
+
+    func testInvalidUTF8_inATextFrameStillArriving_failsAtOnce_notAtTheFramesEnd() throws {
+        transport.stubWebSocket(path: "/chat") { peer in
+            // A text frame announcing 1,000 bytes, of which only the first 10 come, the
+            // sixth not UTF-8; the rest never arrives.
+            var bytes = Data([0x81, 126, 0x03, 0xE8])
+            bytes.append(contentsOf: Array("hello".utf8) + [0xFF] + Array("abcd".utf8))
+            peer.sendRaw(bytes)
+        }
+        let client = try makeClient()
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options { $0.closeTimeout = 2 })
+                .compactMap(\.close)
+        }
+
+        XCTAssertEqual(events.events.count, 2, "\(events.events)")
+        let close = events.events.first?.value.element
+        guard case .webSocketProtocolViolation(_, let code)? = close?.failure else {
+            return XCTFail("\(events.events)")
+        }
+        XCTAssertEqual(code, .invalidFramePayloadData)
+        XCTAssertEqual(events.events.first?.time, 200, "failed at once (the server answered the 1007 close)")
+    }
 }

@@ -105,6 +105,24 @@ package struct WebSocketFrameDecoder {
         return output
     }
 
+    /// The frame still arriving, once its header is in: its opcode, RSV1, and the payload
+    /// bytes received so far. What a caller checks early (text's UTF-8) before the frame is
+    /// whole; nothing is consumed.
+    package var partialFrame: (opcode: WebSocketFrame.Opcode, rsv1: Bool, payload: ArraySlice<UInt8>)? {
+        guard violation == nil, buffer.count >= 2 else { return nil }
+        let first = buffer[0]
+        let second = buffer[1]
+        var headerLength = 2
+        switch second & 0x7F {
+        case 126: headerLength = 4
+        case 127: headerLength = 10
+        default: break
+        }
+        if second & 0x80 != 0 { headerLength += 4 }
+        guard buffer.count >= headerLength else { return nil }
+        return (WebSocketFrame.Opcode(rawValue: first & 0x0F), first & 0x40 != 0, buffer[headerLength...])
+    }
+
     /// Parses the frame that begins at `start` of the buffer.
     ///
     /// - Returns: The frame and the index just past it, or `nil` until more bytes arrive.

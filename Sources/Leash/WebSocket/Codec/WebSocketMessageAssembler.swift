@@ -107,6 +107,19 @@ package struct WebSocketMessageAssembler {
         return try appendFragment(frame)
     }
 
+    /// The UTF-8 state that a data frame with `opcode` and `rsv1`, not yet whole, continues
+    /// from: a fresh one for an uncompressed text frame, the open message's for a continuation
+    /// of uncompressed text; `nil` when there is no text to check before the frame is whole
+    /// (binary, compressed, or a frame that will fail anyway).
+    package func textState(continuedBy opcode: WebSocketFrame.Opcode, rsv1: Bool) -> IncrementalUTF8Validator? {
+        guard !rsv1 else { return nil }
+        switch (opcode, open) {
+        case (.text, nil): return IncrementalUTF8Validator()
+        case (.continuation, .text(let validator)?): return openIsCompressed ? nil : validator
+        default: return nil
+        }
+    }
+
     /// Adds a data frame's payload to the open message, and ends the message on FIN.
     private mutating func appendFragment(_ frame: WebSocketFrame) throws(WebSocketProtocolViolation) -> Message? {
         let previousSize = collected.count

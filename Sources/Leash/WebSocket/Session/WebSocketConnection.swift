@@ -63,6 +63,10 @@ final class WebSocketConnection: @unchecked Sendable {
         /// A violation or a close frame stopped the reading of frames: bytes are read (to
         /// see the connection end) and dropped.
         var isStopped = false
+        /// The text frame still arriving, checked so far: the UTF-8 state after its first
+        /// `checked` payload bytes (invalid text fails at the first bad byte, not at the
+        /// frame's end).
+        var partialText: (validator: IncrementalUTF8Validator, checked: Int)?
     }
 
     private let stream: any WebSocketByteStream
@@ -170,8 +174,36 @@ final class WebSocketConnection: @unchecked Sendable {
                 return true
             }
         }
-        if let violation = output.violation { violated(violation) }
+        if let violation = output.violation {
+            violated(violation)
+        } else {
+            checkPartialText(restart: !output.frames.isEmpty)
+        }
         return true
+    }
+
+    /// Checks the text of the frame still arriving as far as it came (RFC 6455 §8.1: an
+    /// endpoint fails the connection as soon as it finds invalid UTF-8). `restart` after whole
+    /// frames were taken: the partial frame, if any, is a new one.
+    private func checkPartialText(restart: Bool) {
+        guard let partial = reader.decoder.partialFrame else {
+            reader.partialText = nil
+            return
+        }
+        if restart || reader.partialText == nil {
+            guard let validator = reader.assembler.textState(continuedBy: partial.opcode, rsv1: partial.rsv1) else {
+                reader.partialText = nil
+                return
+            }
+            reader.partialText = (validator, 0)
+        }
+        guard var text = reader.partialText, partial.payload.count > text.checked else { return }
+        let new = partial.payload.dropFirst(text.checked)
+        if let offset = text.validator.validate(new) {
+            return violated(.invalidUTF8(atOffset: text.checked + offset))
+        }
+        text.checked = partial.payload.count
+        reader.partialText = text
     }
 
     private var isFinished: Bool { state.withLock { $0.isFinished } }
