@@ -69,6 +69,21 @@ package struct WebSocketFrameDecoder {
 
     /// Bytes of the next, incomplete frame.
     private var buffer: [UInt8] = []
+    /// A large frame whose header was read: its payload is collected straight into the `Data`
+    /// it is handed on in, instead of through `buffer` (one copy of each byte, not three).
+    private var large: LargeFrame?
+
+    /// A frame being collected without the buffer.
+    private struct LargeFrame {
+        /// The frame, its payload so far.
+        var frame: WebSocketFrame
+        /// The payload bytes still to come.
+        var remaining: Int
+    }
+
+    /// Payloads this large are collected directly (`LargeFrame`); smaller ones go through the
+    /// buffer, where several frames of one chunk are parsed in place.
+    static let directPayloadSize = 64 * 1024
     /// The violation that failed decoding, repeated on every later call.
     private var violation: WebSocketProtocolViolation?
 
@@ -87,13 +102,40 @@ package struct WebSocketFrameDecoder {
     /// - Returns: The frames completed by this chunk, then the violation if one was found.
     package mutating func decode(_ chunk: some Collection<UInt8>) -> Output {
         if let violation { return Output(violation: violation) }
-        buffer.append(contentsOf: chunk)
         var output = Output()
+        var rest = chunk[...]
+        if var frame = large {
+            let taken = min(frame.remaining, rest.count)
+            frame.frame.payload.append(contentsOf: rest.prefix(taken))
+            frame.remaining -= taken
+            rest = rest.dropFirst(taken)
+            guard frame.remaining == 0 else {
+                large = frame
+                return output
+            }
+            large = nil
+            frame.frame.maskingKey?.apply(to: &frame.frame.payload)
+            output.frames.append(frame.frame)
+        }
+        buffer.append(contentsOf: rest)
         var start = 0
         do {
-            while let (frame, end) = try parseFrame(from: start) {
-                output.frames.append(frame)
-                start = end
+            parsing: while true {
+                switch try parseFrame(from: start) {
+                case .frame(let frame, let end):
+                    output.frames.append(frame)
+                    start = end
+                case .incomplete:
+                    break parsing
+                case .large(var frame, let payloadStart, let length):
+                    // The rest of the buffer is the payload's beginning: moved out, and the
+                    // buffer is empty until the frame is whole.
+                    frame.payload.reserveCapacity(length)
+                    frame.payload.append(contentsOf: buffer[payloadStart...])
+                    large = LargeFrame(frame: frame, remaining: length - frame.payload.count)
+                    start = buffer.count
+                    break parsing
+                }
             }
         } catch {
             violation = error
@@ -108,8 +150,10 @@ package struct WebSocketFrameDecoder {
     /// The frame still arriving, once its header is in: its opcode, RSV1, and the payload
     /// bytes received so far. What a caller checks early (text's UTF-8) before the frame is
     /// whole; nothing is consumed.
-    package var partialFrame: (opcode: WebSocketFrame.Opcode, rsv1: Bool, payload: ArraySlice<UInt8>)? {
-        guard violation == nil, buffer.count >= 2 else { return nil }
+    package var partialFrame: (opcode: WebSocketFrame.Opcode, rsv1: Bool, payload: Data)? {
+        guard violation == nil else { return nil }
+        if let large { return (large.frame.opcode, large.frame.rsv1, large.frame.payload) }
+        guard buffer.count >= 2 else { return nil }
         let first = buffer[0]
         let second = buffer[1]
         var headerLength = 2
@@ -120,16 +164,28 @@ package struct WebSocketFrameDecoder {
         }
         if second & 0x80 != 0 { headerLength += 4 }
         guard buffer.count >= headerLength else { return nil }
-        return (WebSocketFrame.Opcode(rawValue: first & 0x0F), first & 0x40 != 0, buffer[headerLength...])
+        // Below `directPayloadSize`: a small copy.
+        return (WebSocketFrame.Opcode(rawValue: first & 0x0F), first & 0x40 != 0, Data(buffer[headerLength...]))
+    }
+
+    /// What `parseFrame(from:)` found.
+    private enum Parsed {
+        /// A whole frame, and the index just past it.
+        case frame(WebSocketFrame, end: Int)
+        /// Not enough bytes yet.
+        case incomplete
+        /// A large frame whose payload has begun at `payloadStart` (the frame's payload is
+        /// empty): collect its `length` bytes directly.
+        case large(WebSocketFrame, payloadStart: Int, length: Int)
     }
 
     /// Parses the frame that begins at `start` of the buffer.
     ///
     /// - Returns: The frame and the index just past it, or `nil` until more bytes arrive.
-    private func parseFrame(from start: Int) throws(WebSocketProtocolViolation) -> (WebSocketFrame, Int)? {
+    private func parseFrame(from start: Int) throws(WebSocketProtocolViolation) -> Parsed {
         let available = buffer.count - start
         // The first byte alone can already break the rules: check it before waiting for more.
-        guard available >= 1 else { return nil }
+        guard available >= 1 else { return .incomplete }
         let first = buffer[start]
         let reserved = first & 0x70 & ~allowedReservedBits.rawValue
         guard reserved == 0 else { throw .reservedBitsSet(reserved) }
@@ -137,7 +193,7 @@ package struct WebSocketFrameDecoder {
         if case .unknown(let raw) = opcode { throw .unknownOpcode(raw) }
         let fin = first & 0x80 != 0
         if opcode.isControl && !fin { throw .fragmentedControlFrame }
-        guard available >= 2 else { return nil }
+        guard available >= 2 else { return .incomplete }
         let second = buffer[start + 1]
         let masked = second & 0x80 != 0
         switch (role, masked) {
@@ -152,11 +208,11 @@ package struct WebSocketFrameDecoder {
         let length: UInt64
         switch second & 0x7F {
         case 126:
-            guard available >= 4 else { return nil }
+            guard available >= 4 else { return .incomplete }
             length = UInt64(buffer[start + 2]) << 8 | UInt64(buffer[start + 3])
             headerLength = 4
         case 127:
-            guard available >= 10 else { return nil }
+            guard available >= 10 else { return .incomplete }
             length = (0..<8).reduce(0) { $0 << 8 | UInt64(buffer[start + 2 + $1]) }
             guard length & (1 << 63) == 0 else { throw .payloadLengthMostSignificantBitSet }
             headerLength = 10
@@ -168,20 +224,23 @@ package struct WebSocketFrameDecoder {
 
         var maskingKey: WebSocketFrame.MaskingKey?
         if masked {
-            guard available >= headerLength + 4 else { return nil }
+            guard available >= headerLength + 4 else { return .incomplete }
             let keyStart = start + headerLength
             maskingKey = WebSocketFrame.MaskingKey(
                 buffer[keyStart], buffer[keyStart + 1], buffer[keyStart + 2], buffer[keyStart + 3])
             headerLength += 4
         }
         let payloadLength = Int(length)
-        guard available >= headerLength + payloadLength else { return nil }
         let payloadStart = start + headerLength
-        var payload = Data(buffer[payloadStart..<payloadStart + payloadLength])
-        maskingKey?.apply(to: &payload)
-        let frame = WebSocketFrame(
+        var frame = WebSocketFrame(
             fin: fin, rsv1: first & 0x40 != 0, rsv2: first & 0x20 != 0, rsv3: first & 0x10 != 0, opcode: opcode,
-            maskingKey: maskingKey, payload: payload)
-        return (frame, payloadStart + payloadLength)
+            maskingKey: maskingKey, payload: Data())
+        guard available >= headerLength + payloadLength else {
+            guard payloadLength >= Self.directPayloadSize else { return .incomplete }
+            return .large(frame, payloadStart: payloadStart, length: payloadLength)
+        }
+        frame.payload = Data(buffer[payloadStart..<payloadStart + payloadLength])
+        maskingKey?.apply(to: &frame.payload)
+        return .frame(frame, end: payloadStart + payloadLength)
     }
 }

@@ -134,7 +134,9 @@ package struct WebSocketMessageAssembler {
             let newSize = previousSize + frame.payload.count
             guard newSize <= maximumMessageSize else { throw .messageTooLarge(newSize) }
             if case .text = open { try validateText(frame.payload, isFinal: frame.fin, endOffset: newSize) }
-            collected.append(frame.payload)
+            // A message's first fragment is taken as it is (`Data` shares it): a message of one
+            // frame is never copied here.
+            if collected.isEmpty { collected = frame.payload } else { collected.append(frame.payload) }
         }
         guard frame.fin else { return nil }
 
