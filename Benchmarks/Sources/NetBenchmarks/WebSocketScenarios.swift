@@ -137,6 +137,30 @@ final class WebSocketBench {
             : "\(format(seconds / (Double(payloadBytes(mode.kind)) / 1e6) * 1e3, 2)) ms CPU/MB"
     }
 
+    /// The throughput of `timing` (a scenario) over that of `client`'s scenario of the
+    /// same kind among `timings`, if there.
+    static func ratio(_ timing: Timing, to client: WebSocketMode.Client, in timings: [Timing]) -> Double? {
+        guard let mode = WebSocketMode(rawValue: timing.scenario.name),
+            let base = timings.first(where: {
+                let other = WebSocketMode(rawValue: $0.scenario.name)
+                return other?.kind == mode.kind && other?.client == client
+            })
+        else { return nil }
+        return base.seconds / timing.seconds
+    }
+
+    /// For `--only`: a line per Leash scenario among `timings` with its throughput over
+    /// the floor's and Python's, where they ran too.
+    func ratios(_ timings: [Timing]) -> [String] {
+        timings.compactMap { timing in
+            guard let mode = WebSocketMode(rawValue: timing.scenario.name), mode.client == .leash else { return nil }
+            let parts = [(WebSocketMode.Client.raw, "floor"), (.python, "python")].compactMap { client, label in
+                Self.ratio(timing, to: client, in: timings).map { String(format: "leash / \(label) %.2f", $0) }
+            }
+            return parts.isEmpty ? nil : "\(mode.name): " + parts.joined(separator: ", ")
+        }
+    }
+
     private struct Echo: Endpoint {
         let query: [String: String]
         var path: String { "/ws/echo" }

@@ -178,7 +178,8 @@ if let index = arguments.firstIndex(of: "--only") {
                     .joined(separator: "; "))
         }
     }
-    for timing in measureSideBySide(scenarios, repetitions: 20) {
+    let timings = measureSideBySide(scenarios, repetitions: 20)
+    for timing in timings {
         if let mode = WebSocketMode(rawValue: timing.scenario.name), let webSocketBench {
             // Python's allocations are another process's: not counted.
             let allocations = mode.client == .python ? nil : countAllocations(timing.scenario)
@@ -201,6 +202,9 @@ if let index = arguments.firstIndex(of: "--only") {
                 "\(timing.scenario.name): \(timing.operationsPerSecond) operations/s, "
                     + "\(timing.cpuPerOperation * 1e6) µs CPU/operation, \(mallocs) mallocs/operation")
         }
+    }
+    if let webSocketBench {
+        for line in webSocketBench.ratios(timings) { print(line) }
     }
     transferBench?.removeFiles()
     webSocketBench?.stop()
@@ -459,13 +463,10 @@ print("|---|---:|---:|---:|---:|---:|")
 for timing in webSocketTimings {
     guard let mode = WebSocketMode(rawValue: timing.scenario.name) else { continue }
     func ratio(_ client: WebSocketMode.Client) -> String {
-        guard mode.client == .leash,
-            let base = webSocketTimings.first(where: {
-                let other = WebSocketMode(rawValue: $0.scenario.name)
-                return other?.kind == mode.kind && other?.client == client
-            })
-        else { return "–" }
-        return String(format: "%.2f", base.seconds / timing.seconds)
+        guard mode.client == .leash, let value = WebSocketBench.ratio(timing, to: client, in: webSocketTimings) else {
+            return "–"
+        }
+        return String(format: "%.2f", value)
     }
     print(
         "| \(timing.scenario.name) | \(webSocketBench.rate(mode, timing)) | \(ratio(.raw)) | \(ratio(.python)) | "
