@@ -59,7 +59,30 @@ struct Scenario {
     var verify: () -> String? = { nil }
     /// Whether each run measures the rise of this process's peak RSS (see `PeakMemory`).
     var measuresPeakMemory = false
+    /// Where a run that times itself (a client in another process, which excludes its own
+    /// start-up) leaves its wall-clock and CPU seconds; taken instead of the harness's.
+    var ownTime: OwnTime?
     let run: () -> Tally
+}
+
+/// The wall-clock and CPU seconds a run measured itself, left for the harness to take
+/// (see `Scenario.ownTime`).
+final class OwnTime: @unchecked Sendable {
+    // @unchecked: `seconds` is only touched under `lock`.
+    private let lock = NSLock()
+    private var seconds: (wall: Double, cpu: Double)?
+
+    func record(wall: Double, cpu: Double) {
+        lock.withLock { seconds = (wall, cpu) }
+    }
+
+    /// The last run's seconds, forgotten once taken.
+    func take() -> (wall: Double, cpu: Double)? {
+        lock.withLock {
+            defer { seconds = nil }
+            return seconds
+        }
+    }
 }
 
 /// The medians of a scenario's timed runs.
@@ -121,6 +144,7 @@ struct RunOutcome {
 /// Runs `scenario` once, timed, then checks its tally and verifies it (untimed).
 func checkedRun(_ scenario: Scenario) -> RunOutcome {
     let baseline = scenario.measuresPeakMemory ? PeakMemory.reset() : nil
+    _ = scenario.ownTime?.take()
     let before = scenario.observe()
     let cpuStart = processCPUSeconds()
     let start = DispatchTime.now().uptimeNanoseconds
@@ -132,6 +156,8 @@ func checkedRun(_ scenario: Scenario) -> RunOutcome {
     tally.served += after.served - before.served
     tally.interceptorCalls += after.interceptorCalls - before.interceptorCalls
     var outcome = RunOutcome(wall: Double(end - start) / 1e9, cpu: cpuEnd - cpuStart)
+    // A self-timed run that failed reports no time; its tally says so below.
+    if let own = scenario.ownTime?.take() { (outcome.wall, outcome.cpu) = own }
     if let baseline, let peak { outcome.peakMemoryGrowth = max(0, peak - baseline) }
     // Always verified (it also cleans up), even after a wrong tally.
     let problem = scenario.verify()

@@ -56,6 +56,15 @@ final class ServerProcess {
         // `/proc/self/exe` rather than argv[0], which may be relative or a name on PATH.
         let executable =
             (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        // Close-on-exec, so that no later child (another server, a client process) holds
+        // a copy of this child's stdin, which would then never end; the child's own
+        // copies (`dup2` to 0 and 1) do not inherit the flag.
+        for handle in [
+            input.fileHandleForReading, input.fileHandleForWriting, output.fileHandleForReading,
+            output.fileHandleForWriting,
+        ] {
+            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
         pid = Self.spawn(executable, stdin: input, stdout: output)
         // The child's ends are the child's: its stdin ends when the write end here closes.
         try? input.fileHandleForReading.close()

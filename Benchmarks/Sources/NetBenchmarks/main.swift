@@ -14,6 +14,25 @@ import Leash
 // multipart upload (default 100 MB), Leash against raw URLSession, with each run's peak RSS.
 // Then the streams (StreamScenarios.swift): E Server-Sent Events (default 1,000,000) and L MB
 // of NDJSON lines (default 1,000), Leash against a raw URLSession delegate, with peak RSS.
+// Then the WebSockets (WebSocketScenarios.swift), `/ws/echo` through one connection per run,
+// `client.rx.webSocket` against the same bytes over a plain socket (the floor) and Python's
+// `websockets` (skipped when missing):
+//
+//     [--ws-echoes N] [--ws-mb M] [--ws-echo-mb E]
+//
+// | scenario | what a run does | rated in |
+// |---|---|---|
+// | websocket-echo-1k | N (default 20,000) 1 KB binary messages, each sent once the last echo is back | messages/s |
+// | websocket-echo-1k-pipelined | the same with 16 messages in flight | messages/s |
+// | websocket-oneway-1m | the server pushes M (default 200) binary messages of 1 MiB (`send=M&size=1048576&binary=1`) | MB/s |
+// | websocket-echo-1m | E (default 32) 1 MiB binary messages, masked by the client, one at a time | MB/s, both ways |
+// | websocket-1gb-rss | 1,024 pushed messages of 1 MiB (1 GiB), with the peak RSS growth (target < 10 MB) | MB/s |
+//
+// Each name is followed by the client: `websocket-echo-1k: leash client.rx.webSocket`,
+// `…: raw socket (floor)`, `…: python websockets` (not for the 1 GB run). The floor writes
+// frames masked before the run and only counts what it reads; Python times itself, without
+// its start-up, and its CPU is its own. Targets: leash ≥ 0.8 of the floor in MB/s for
+// 1 MiB messages, ahead of Python in every scenario.
 
 let arguments = CommandLine.arguments
 
@@ -40,6 +59,10 @@ let transferBytes = option("--transfer-mb", default: 100) * 1_000_000
 /// The events of the Server-Sent Events stream, and the bytes of the NDJSON stream.
 let streamEvents = option("--stream-events", default: 1_000_000)
 let streamLineBytes = option("--lines-mb", default: 1000) * 1_000_000
+/// The WebSocket runs: 1 KB echoes, 1 MiB messages pushed, 1 MiB echoes.
+let webSocketEchoes = option("--ws-echoes", default: 20_000)
+let webSocketMegabytes = option("--ws-mb", default: 200)
+let webSocketEchoMegabytes = option("--ws-echo-mb", default: 32)
 
 let modes = [1, inFlight].flatMap { concurrency in
     [NetworkMode.API.raw, .rawAsync, .transport, .callback, .rx, .async].map {
@@ -104,6 +127,7 @@ if let index = arguments.firstIndex(of: "--only") {
     var bench: NetworkBench?
     var transferBench: TransferBench?
     var streamBench: StreamBench?
+    var webSocketBench: WebSocketBench?
     var scenarios: [Scenario] = []
     /// The child server, started for the first scenario that needs it.
     func startedServer() -> ServerProcess {
@@ -134,19 +158,37 @@ if let index = arguments.firstIndex(of: "--only") {
                     events: streamEvents, lineBytes: streamLineBytes, baseURL: startedServer().baseURL)
             }
             if let streamBench { scenarios.append(streamBench.scenario(mode)) }
+        } else if let mode = WebSocketMode(rawValue: name) {
+            let bench = webSocketBench ?? makeWebSocketBench()
+            webSocketBench = bench
+            if mode.client == .python, let missing = bench.pythonMissing {
+                print("\(name): skipped: \(missing)")
+            } else {
+                scenarios.append(bench.scenario(mode))
+            }
         } else if let match = pipeline.first(where: { $0.name == name }) {
             scenarios.append(match)
         } else {
             fail(
                 "no scenario named \"\(name)\"; names: "
                     + (modes.map(\.name) + pipeline.map(\.name) + TransferMode.allCases.map(\.name)
-                    + StreamMode.allCases.map(\.name) + [
+                    + StreamMode.allCases.map(\.name) + WebSocketMode.allCases.map(\.name) + [
                         RefreshStormBench.stormName, RefreshStormBench.plainName,
                     ])
                     .joined(separator: "; "))
         }
     }
-    for timing in measureSideBySide(scenarios, repetitions: 20) {
+    let timings = measureSideBySide(scenarios, repetitions: 20)
+    for timing in timings {
+        if let mode = WebSocketMode(rawValue: timing.scenario.name), let webSocketBench {
+            // Python's allocations are another process's: not counted.
+            let allocations = mode.client == .python ? nil : countAllocations(timing.scenario)
+            print(
+                "\(timing.scenario.name): \(webSocketBench.rate(mode, timing)), "
+                    + "\(webSocketBench.cpu(mode, timing)), peak RSS growth \(megabytes(timing.peakMemoryGrowth)), "
+                    + "\(allocations.map { format($0.calls, 1) } ?? "–") mallocs/message")
+            continue
+        }
         let mallocs = countAllocations(timing.scenario).map { String(format: "%.1f", $0.calls) } ?? "?"
         if TransferMode(rawValue: timing.scenario.name) != nil {
             print(
@@ -161,7 +203,11 @@ if let index = arguments.firstIndex(of: "--only") {
                     + "\(timing.cpuPerOperation * 1e6) µs CPU/operation, \(mallocs) mallocs/operation")
         }
     }
+    if let webSocketBench {
+        for line in webSocketBench.ratios(timings) { print(line) }
+    }
     transferBench?.removeFiles()
+    webSocketBench?.stop()
     server?.stop()
     exit(0)
 }
@@ -214,6 +260,17 @@ let streamTimings =
     measureSideBySide(StreamMode.allCases.filter(\.isEvents).map(streamBench.scenario))
     + measureSideBySide(StreamMode.allCases.filter { !$0.isEvents }.map(streamBench.scenario))
 streamServer.stop()
+
+// WebSockets: each kind side by side, 5 rounds.
+let webSocketBench = makeWebSocketBench()
+var webSocketTimings: [Timing] = []
+for kind in WebSocketMode.Kind.allCases {
+    let kindModes = WebSocketMode.allCases.filter {
+        $0.kind == kind && ($0.client != .python || webSocketBench.pythonMissing == nil)
+    }
+    webSocketTimings += measureSideBySide(kindModes.map(webSocketBench.scenario))
+}
+webSocketBench.stop()
 
 // MARK: Report
 
@@ -384,4 +441,35 @@ for timing in streamTimings {
     let parsed = ratio(mode.isEvents ? .rawEventsParsed : .rawLinesParsed)
     let bytes = ratio(mode.isEvents ? .rawEventsBytes : .rawLinesBytes)
     print("| \(timing.scenario.name) | \(rate) | \(parsed) | \(bytes) | \(megabytes(timing.peakMemoryGrowth)) |")
+}
+
+// MARK: WebSockets
+
+/// The WebSocket scenarios, with the sizes asked for (and their own server child).
+func makeWebSocketBench() -> WebSocketBench {
+    WebSocketBench(echoes: webSocketEchoes, oneWayMessages: webSocketMegabytes, largeEchoes: webSocketEchoMegabytes)
+}
+
+print()
+print(
+    "WebSockets: `/ws/echo` of a LoopbackServer in a child process, one connection per run (its handshake and "
+        + "closing handshake timed); \(format(Double(webSocketEchoes))) echoes of 1 KB, \(webSocketMegabytes) pushed "
+        + "and \(webSocketEchoMegabytes) echoed messages of 1 MiB, 1,024 pushed for the 1 GB run; each kind side by side, "
+        + "medians of 5 runs after a warm-up. Every run checked (each echo's bytes; counts of messages and bytes).")
+if let missing = webSocketBench.pythonMissing { print("Python's websockets skipped: \(missing).") }
+print()
+print("| scenario | rate | leash / floor | leash / python | client CPU | peak RSS growth |")
+print("|---|---:|---:|---:|---:|---:|")
+for timing in webSocketTimings {
+    guard let mode = WebSocketMode(rawValue: timing.scenario.name) else { continue }
+    func ratio(_ client: WebSocketMode.Client) -> String {
+        guard mode.client == .leash, let value = WebSocketBench.ratio(timing, to: client, in: webSocketTimings) else {
+            return "–"
+        }
+        return String(format: "%.2f", value)
+    }
+    print(
+        "| \(timing.scenario.name) | \(webSocketBench.rate(mode, timing)) | \(ratio(.raw)) | \(ratio(.python)) | "
+            + "\(webSocketBench.cpu(mode, timing)) | \(mode.client == .python ? "–" : megabytes(timing.peakMemoryGrowth)) |"
+    )
 }
