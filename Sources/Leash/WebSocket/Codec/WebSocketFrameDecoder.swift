@@ -104,7 +104,8 @@ package struct WebSocketFrameDecoder {
         if let violation { return Output(violation: violation) }
         var output = Output()
         var rest = chunk[...]
-        if var frame = large {
+        // Taken out while it grows: a second reference would make each append copy the payload.
+        if var frame = large.take() {
             let taken = min(frame.remaining, rest.count)
             frame.frame.payload.append(contentsOf: rest.prefix(taken))
             frame.remaining -= taken
@@ -113,7 +114,6 @@ package struct WebSocketFrameDecoder {
                 large = frame
                 return output
             }
-            large = nil
             frame.frame.maskingKey?.apply(to: &frame.frame.payload)
             output.frames.append(frame.frame)
         }
