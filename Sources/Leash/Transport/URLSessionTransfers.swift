@@ -127,6 +127,8 @@ private struct PreparedTransfer: PreparedRequest {
     let backlog: StreamBacklog?
     let output: TransferOutput
 
+    var streamPacing: StreamPacing? { backlog }
+
     func launch() {
         state.launch()
     }
