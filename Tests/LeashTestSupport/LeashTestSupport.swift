@@ -41,12 +41,21 @@ open class LoopbackIntegrationCase: XCTestCase {
     /// The server of the running test.
     public private(set) var server: LoopbackServer!
     private var resourcesAtStart: Int32 = 0
+    /// Where the clients of `makeClient` keep their transfers' files in progress: a folder
+    /// of the test's own (made by Leash when first needed, removed when the test ends), not
+    /// the temporary directory's `leash-transfers`, which other processes' tests share
+    /// (what `transferFiles()` counts must be this test's files only).
+    public private(set) var transfersFolder: URL!
 
     override open func setUpWithError() throws {
         try super.setUpWithError()
         server = try LoopbackServer()
         server.start()
         resourcesAtStart = Resources.total
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent(
+            "leash-transfers-\(type(of: self))-\(UUID().uuidString)", isDirectory: true)
+        transfersFolder = folder
+        addTeardownBlock { try? FileManager.default.removeItem(at: folder) }
     }
 
     override open func tearDown() {
@@ -58,7 +67,14 @@ open class LoopbackIntegrationCase: XCTestCase {
 
     /// A client for the server (default transport unless `configure` sets one).
     public func makeClient(configure: (Manager.Builder) -> Manager.Builder = { $0 }) throws -> Client {
-        Client(manager: try configure(Manager.Builder().url(server.baseURL)).build())
+        Client(manager: try configure(Manager.Builder().url(server.baseURL).transferDirectory(transfersFolder)).build())
+    }
+
+    /// The names of the files in the test's folder of transfers in progress
+    /// (`transfersFolder`), to check that the test left none behind (compare with the set
+    /// before).
+    public func transferFiles() -> Set<String> {
+        Set((try? FileManager.default.contentsOfDirectory(atPath: transfersFolder.path)) ?? [])
     }
 
     /// Runs one execution to its end and returns its first outcome.

@@ -140,10 +140,3 @@ public func assertTransferProgress(
         progress.last, TransferProgress(completedBytes: total, expectedBytes: total), "ends complete", file: file,
         line: line)
 }
-
-/// The names of the files in Leash's folder of transfers in progress, to check that a test
-/// left none behind (compare with the set before the test).
-public func transferFiles() -> Set<String> {
-    let directory = FileManager.default.temporaryDirectory.appendingPathComponent("leash-transfers")
-    return Set((try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? [])
-}

@@ -45,6 +45,7 @@ extension Manager {
         var totalLimit = 64
         var limitsRequests = false
         var credentialHandling = CredentialHandling.none
+        var transferDirectoryValue: URL?
 
         /// Starts with nothing set.
         public init() {}
@@ -301,6 +302,17 @@ extension Manager {
         @discardableResult
         public func credentials(_ value: CredentialHandling) -> Self {
             credentialHandling = value
+            return self
+        }
+
+        /// Keeps the files of transfers in progress (a staged multipart body, a download's
+        /// partial file) in `directory`, made when first needed (default: `leash-transfers`
+        /// in the temporary directory, shared by every manager and process). Package-only:
+        /// tests give each test a folder of its own, so that what they count there is only
+        /// their own files, whatever other processes do in the shared one.
+        @discardableResult
+        package func transferDirectory(_ directory: URL) -> Self {
+            transferDirectoryValue = directory
             return self
         }
 

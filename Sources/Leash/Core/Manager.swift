@@ -100,6 +100,7 @@ public final class Manager: @unchecked Sendable {
         self.deadlines = builder.schedulerValue == nil ? DeadlineTimer.shared : nil
         self.requestGates = builder.gates
         self.credentials = builder.credentialHandling
+        self.transferDirectory = builder.transferDirectoryValue ?? ExecutionTransfer.defaultDirectory
         // URLSession's own queue is what the limits keep requests out of: other transports
         // (a `StubTransport`) have none unless asked.
         if builder.limitsRequests || transport is URLSessionTransport {
@@ -160,6 +161,10 @@ public final class Manager: @unchecked Sendable {
         guard let urlSession = transport as? URLSessionTransport else { return 6 }
         return max(1, urlSession.configuration.httpMaximumConnectionsPerHost)
     }
+
+    /// Where the files of transfers in progress are kept (see
+    /// `Builder.transferDirectory(_:)`).
+    let transferDirectory: URL
 
     /// `transport`, if the pipeline can start it directly (found once, here, rather than
     /// with a cast per request).

@@ -36,13 +36,18 @@ final class ExecutionTransfer: Sendable {
     /// The clock progress is throttled on: the manager's scheduler (virtual under a
     /// `TestScheduler`).
     private let scheduler: SchedulerType
+    /// Where the files it makes go (the manager's `transferDirectory`).
+    private let directory: URL
     private let state = LockedState(State())
 
-    init(reportsProgress: Bool, download: DownloadPlan?, streams: Bool = false, scheduler: SchedulerType) {
+    init(
+        reportsProgress: Bool, download: DownloadPlan?, streams: Bool = false, scheduler: SchedulerType, directory: URL
+    ) {
         self.reportsProgress = reportsProgress
         self.download = download
         self.streams = streams
         self.scheduler = scheduler
+        self.directory = directory
     }
 
     deinit {
@@ -64,7 +69,7 @@ final class ExecutionTransfer: Sendable {
         let prepared = try state.withLock { state throws -> PreparedBody in
             if let body = state.body { return body }
             if state.isReleased { throw LeashError.cancelled }
-            let made = try PreparedBody(parameters: endpoint.parameters, request: request, stagingIn: Self.directory)
+            let made = try PreparedBody(parameters: endpoint.parameters, request: request, stagingIn: directory)
             if case .file(let url, _, true) = made { state.ownedFiles.append(url) }
             state.body = made
             return made
@@ -89,7 +94,7 @@ final class ExecutionTransfer: Sendable {
                 if let downloadFile = state.downloadFile { return downloadFile }
                 // Over already (disposed, timed out): no file is made that nobody removes.
                 if state.isReleased { throw LeashError.cancelled }
-                let url = try download.makeTemporaryFile(in: Self.directory)
+                let url = try download.makeTemporaryFile(in: directory)
                 state.ownedFiles.append(url)
                 state.downloadFile = url
                 return url
@@ -122,8 +127,9 @@ final class ExecutionTransfer: Sendable {
         for file in files { try? FileManager.default.removeItem(at: file) }
     }
 
-    /// Where Leash keeps the files of transfers in progress.
-    static var directory: URL {
+    /// Where Leash keeps the files of transfers in progress, unless the manager says
+    /// otherwise.
+    static var defaultDirectory: URL {
         FileManager.default.temporaryDirectory.appendingPathComponent("leash-transfers", isDirectory: true)
     }
 }

@@ -148,6 +148,22 @@ final class StreamBacklog: @unchecked Sendable {
     }
 }
 
+extension StreamBacklog: StreamPacing {
+    /// The pipeline kept the chunk just handed on (see `StreamPacing`): its bytes wait
+    /// again, and its hand-off, which `delivered` is about to count, was no progress.
+    func kept(_ bytes: Int) {
+        condition.lock()
+        defer { condition.unlock() }
+        waiting += bytes
+        deliveries &-= 1
+    }
+
+    /// A kept chunk reached the subscriber.
+    func handedOn(_ bytes: Int) {
+        delivered(bytes)
+    }
+}
+
 /// A task `StreamBacklog` can hold back by suspending it (`TaskState`, or a test's).
 protocol SuspendableTask: AnyObject, Sendable {
     /// Stops the task's network traffic until `resume`.

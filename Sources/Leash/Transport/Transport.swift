@@ -54,6 +54,28 @@ protocol DirectTransport: Transport {
 protocol PreparedRequest: Disposable {
     /// Sends the request, unless it was disposed.
     func launch()
+    /// A stream's pacing (`URLSessionTransport`'s slow-subscriber limits), told of the
+    /// chunks the pipeline keeps back; nil for other requests.
+    var streamPacing: StreamPacing? { get }
+}
+
+extension PreparedRequest {
+    var streamPacing: StreamPacing? { nil }
+}
+
+/// How a direct transport paces a stream by its subscriber (see `SlowSubscriberPolicy`):
+/// it counts a chunk as taken once the pipeline's hand-off returns. A chunk the pipeline
+/// keeps instead (its head still being judged by a success interceptor that calls back
+/// later, or chunks before it still being handed on from that interceptor's thread) is
+/// reported here: its bytes still wait until `handedOn`. Without this, a subscriber stuck
+/// on an interceptor's thread would look to the transport like one that takes every chunk:
+/// the connection would never be held back or ended, and the chunks would pile up in
+/// memory.
+protocol StreamPacing: AnyObject, Sendable {
+    /// A chunk handed on was kept by the pipeline: its `bytes` still wait.
+    func kept(_ bytes: Int)
+    /// A kept chunk of `bytes` reached the subscriber.
+    func handedOn(_ bytes: Int)
 }
 
 /// What the pipeline tells a direct transport about one request besides the request.

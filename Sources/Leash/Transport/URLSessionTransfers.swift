@@ -127,6 +127,8 @@ private struct PreparedTransfer: PreparedRequest {
     let backlog: StreamBacklog?
     let output: TransferOutput
 
+    var streamPacing: StreamPacing? { backlog }
+
     func launch() {
         state.launch()
     }
@@ -143,7 +145,7 @@ private struct PreparedTransfer: PreparedRequest {
 
 /// A transfer's observer until the transfer is disposed, then nothing: the subscription it
 /// leads to is freed at once, whatever still holds the transfer.
-private final class TransferOutput: Sendable {
+final class TransferOutput: Sendable {
     private let observer: LockedState<AnyObserver<TransportEvent>?>
 
     init(_ observer: AnyObserver<TransportEvent>) {
@@ -317,7 +319,7 @@ final class TransferTask: @unchecked Sendable {
     /// The failed write's error (on `writes`).
     private var writeError: Swift.Error?
 
-    fileprivate init(
+    init(
         destination: TransportRequest.Destination, reportsProgress: Bool, requestedOffset: Int64, uploadSize: Int64,
         state: TaskState, credentials: CredentialHandling, deliveryQueue: DispatchQueue, observer: TransferOutput,
         session: TransferSession?, slowSubscribers: SlowSubscriberPolicy, cookieExpiry: CookieExpiry?
@@ -355,7 +357,10 @@ final class TransferTask: @unchecked Sendable {
     }
 
     func sent(_ total: Int64, of reported: Int64) {
-        guard reportsProgress, failure == nil else { return }
+        // Not after the task finished (or a challenge's answer ended it): the progress
+        // handed on from here may go out after URLSession finished the task, so it must all
+        // be offered before that end.
+        guard reportsProgress, failure == nil, state.isRunning else { return }
         let expected = reported > 0 ? reported : uploadSize
         report(.uploadProgress(TransferProgress(completedBytes: total, expectedBytes: expected > 0 ? expected : nil)))
     }
@@ -524,11 +529,17 @@ final class TransferTask: @unchecked Sendable {
     /// of the interval (the latest progress by then).
     private func report(_ progress: TransportEvent) {
         switch hops.offer(progress) {
-        case .now:
-            hand([.next(progress)], when: .whileRunning)
+        case .now(let isComplete):
+            // The complete progress (every byte) is the last one the app sees: it must go
+            // out even if URLSession finished the task before the delivery queue got to it
+            // (an upload's last bytes are sent just before its answer arrives, and the
+            // task's end is handed on behind it, so it still comes before that end).
+            hand([.next(progress)], when: isComplete ? .unlessCancelled : .whileRunning)
         case .later(let due):
             deliveryQueue.asyncAfter(deadline: due) { [self] in
-                guard let latest = hops.takeLatest(), state.isRunning else { return }
+                // Taken even from a task that finished meanwhile (its end, handed on
+                // behind this, then finds nothing held back): dropped only after a cancel.
+                guard let latest = hops.takeLatest(), !state.isCancelled else { return }
                 observer.on(.next(latest))
             }
         case .pending:
@@ -592,8 +603,8 @@ private struct ProgressHops {
     static let interval: UInt64 = 25_000_000
 
     enum Decision {
-        /// Report this one now.
-        case now
+        /// Report this one now; `isComplete` if it reports every byte.
+        case now(isComplete: Bool)
         /// Report the latest at `due` (a report is scheduled for then).
         case later(DispatchTime)
         /// A report is already scheduled; it will carry this one if nothing newer comes.
@@ -610,7 +621,7 @@ private struct ProgressHops {
             // Every byte: reported at once, and nothing older after it.
             latest = nil
             lastReport = now
-            return .now
+            return .now(isComplete: true)
         }
         if isScheduled {
             latest = progress
@@ -618,7 +629,7 @@ private struct ProgressHops {
         }
         if now &- lastReport >= Self.interval {
             lastReport = now
-            return .now
+            return .now(isComplete: false)
         }
         latest = progress
         isScheduled = true

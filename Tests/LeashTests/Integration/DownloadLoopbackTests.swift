@@ -89,6 +89,9 @@ final class DownloadLoopbackTests: LoopbackIntegrationCase {
             })
         wait(for: [started], timeout: 10)
         waitForServer("the request") { $0.requestCount >= 1 }
+        // Made before the request went out, in the test's own folder (`makeClient`'s), so
+        // that the counts here are this test's files alone.
+        XCTAssertEqual(transferFiles().count, before.count + 1, "the temporary file, in the test's folder")
         subscription.dispose()
         waitForServer("the client closing the connection") { $0.clientDisconnectCount >= 1 }
         XCTAssertFalse(FileManager.default.fileExists(atPath: destination.path))

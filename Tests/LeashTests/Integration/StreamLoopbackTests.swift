@@ -124,15 +124,21 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         private let lock = NSLock()
         private var chunks = 0
         private var failure: Swift.Error?
+        private var firstOnTheJudgesQueue = false
 
         var chunkCount: Int { lock.withLock { chunks } }
         var error: Swift.Error? { lock.withLock { failure } }
+        /// Whether the first chunk came from `LateJudge`'s queue (kept while the head was
+        /// judged, then handed on from there).
+        var isStuckOnTheJudgesQueue: Bool { lock.withLock { firstOnTheJudgesQueue } }
 
-        func subscribe(_ client: Client) -> Disposable {
-            client.chunkStream(SpecEndpoint("/stream/chunks?count=0&forever=1&size=65536")).subscribe(
+        func subscribe(_ client: Client, path: String = "/stream/chunks?count=0&forever=1&size=65536") -> Disposable {
+            client.chunkStream(SpecEndpoint(path)).subscribe(
                 onNext: { [self] _ in
+                    let onTheJudgesQueue = DispatchQueue.getSpecific(key: LateJudge.queueKey) != nil
                     let first = lock.withLock { () -> Bool in
                         chunks += 1
+                        if chunks == 1 { firstOnTheJudgesQueue = onTheJudgesQueue }
                         return chunks == 1
                     }
                     guard first else { return }
@@ -142,7 +148,42 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
                 onError: { [self] error in
                     lock.withLock { failure = error }
                     ended.signal()
-                })
+                },
+                onCompleted: { [self] in ended.signal() })
+        }
+    }
+
+    /// A success interceptor that judges a stream's head later, from a queue of its own,
+    /// once the server stopped writing (the client stopped reading: it holds back what it
+    /// keeps while the head is judged, or the body ended), so that chunks wait for the
+    /// judgement whatever the sockets' buffers hold: the stream's subscriber is then fed
+    /// from that queue. Other heads are judged at once (a subscriber stuck on the queue
+    /// holds up what else runs there).
+    private final class LateJudge: SuccessInterceptor, @unchecked Sendable {
+        // @unchecked: immutable; the server is thread-safe.
+        static let queueKey = DispatchSpecificKey<Void>()
+        private let server: LoopbackServer
+        private let queue = DispatchQueue(label: "late-judge")
+
+        init(server: LoopbackServer) {
+            self.server = server
+            queue.setSpecific(key: Self.queueKey, value: ())
+        }
+
+        func intercept(chain: InterceptorChain<Data>, response: HTTPURLResponse, data: Data) {
+            guard response.url?.path.hasPrefix("/stream/") == true else { return chain.proceed() }
+            queue.async { [server] in
+                // Until the counter stands still for a quarter of a second (a stall is what
+                // is awaited here, not a result); at most 10 s.
+                var written = server.counters.responseBodyBytes
+                let deadline = Date(timeIntervalSinceNow: 10)
+                while Date() < deadline,
+                    written == 0 || server.waitUntil(timeout: 0.25, { $0.responseBodyBytes != written })
+                {
+                    written = server.counters.responseBodyBytes
+                }
+                chain.proceed()
+            }
         }
     }
 
@@ -191,6 +232,41 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
 
         subscriber.release.signal()
         XCTAssertEqual(subscriber.ended.wait(timeout: .now() + 10), .success)
+        guard case .streamOverflow(let bytes)? = subscriber.error as? LeashError else {
+            return XCTFail("expected streamOverflow, got \(String(describing: subscriber.error))")
+        }
+        XCTAssertGreaterThan(bytes, 1 << 20)
+        XCTAssertLessThan(bytes, 2 << 20, "no more than the limit and a chunk waited")
+        XCTAssertLessThanOrEqual(subscriber.chunkCount, 1 + bytes / 16_384 + 1, "no chunk after the overflow")
+    }
+
+    /// As above, with the head judged by a success interceptor that calls back later from
+    /// its own queue: the chunks that came meanwhile are kept by the pipeline, then handed
+    /// on from that queue, where the subscriber gets stuck. They must still count as
+    /// waiting for it: once they were counted as taken when kept, the transport never held
+    /// the connection back nor ended the stream, and the body piled up in memory as fast as
+    /// the server wrote it (a finite body here, 50 MB, so that the old behaviour ends).
+    func testStream_aSubscriberStuckWhereAnInterceptorCalledBack_stillEndsItsStreamAfterTheLongestHold() throws {
+        try skipIfSuspendingHoldsBack()
+        // A hold long enough for the judge to see the server stop, and proceed, within it.
+        let client = try makeClient {
+            $0.transport(URLSessionTransport(slowSubscribers: SlowSubscriberPolicy(longestHold: 3)))
+                .add(interceptor: LateJudge(server: server))
+        }
+        let subscriber = StuckSubscriber()
+        let subscription = subscriber.subscribe(client, path: "/stream/chunks?count=800&size=65536")
+        defer { subscription.dispose() }
+        XCTAssertEqual(subscriber.blocked.wait(timeout: .now() + 20), .success)
+        XCTAssertTrue(subscriber.isStuckOnTheJudgesQueue, "the chunks kept while the head was judged came from there")
+
+        let other = try client.specExecute(SpecEndpoint("/json"), serializer: DataResponseSerializer())
+            .toBlockingResult(timeout: 20)
+        XCTAssertNotNil(other.value)
+
+        subscriber.release.signal()
+        XCTAssertEqual(subscriber.ended.wait(timeout: .now() + 10), .success)
+        // Before the fix the stream completed: every chunk of the body, held in memory
+        // meanwhile, then went to the subscriber.
         guard case .streamOverflow(let bytes)? = subscriber.error as? LeashError else {
             return XCTFail("expected streamOverflow, got \(String(describing: subscriber.error))")
         }

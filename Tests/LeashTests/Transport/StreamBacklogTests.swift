@@ -90,4 +90,26 @@ final class StreamBacklogTests: XCTestCase {
         XCTAssertNil(backlog.add(10))
         XCTAssertEqual(backlog.add(5), 15, "URLSession's queue waited the longest hold, then the stream ends")
     }
+
+    /// Chunks the pipeline kept (handed on, but not to the subscriber: see `StreamPacing`)
+    /// still wait, and their hand-off is no progress: the hold still ends the stream.
+    func testWaiting_chunksThePipelineKept_stillWait_andTheirHandOffIsNoProgress() {
+        let backlog = StreamBacklog(SlowSubscriberPolicy(bufferLimit: 20, longestHold: 0.05), holding: .byWaiting)
+        // The transport's hand-off of each chunk: added, handed on, kept, counted as delivered.
+        for _ in 0..<3 {
+            XCTAssertNil(backlog.add(5))
+            backlog.kept(5)
+            backlog.delivered(5)
+        }
+        XCTAssertEqual(backlog.add(10), 25, "the kept 15 bytes and this chunk's 10 wait: the stream ends")
+    }
+
+    func testWaiting_keptChunksHandedOn_makeRoom() {
+        let backlog = StreamBacklog(SlowSubscriberPolicy(bufferLimit: 10, longestHold: 5), holding: .byWaiting)
+        XCTAssertNil(backlog.add(8))
+        backlog.kept(8)
+        backlog.delivered(8)
+        backlog.handedOn(8)
+        XCTAssertNil(backlog.add(8), "the subscriber took the kept chunk: no wait")
+    }
 }

@@ -69,6 +69,9 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
         var inFlight: Step?
         /// A stream's response: its head being judged, its body flowing, or ended.
         var stream = StreamState()
+        /// The transport's pacing of the stream in flight, told of the chunks kept in
+        /// `stream` (see `StreamPacing`); nil for other transports and requests.
+        var pacing: StreamPacing?
         /// The context of the request sent last (an adapted or redirected one), which the
         /// completion interceptors see; the attempt's own until one is sent.
         var context: ExecutionContext?
@@ -239,7 +242,7 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
                 prepared = direct.prepare(
                     step.request, options: options, observer: TransportObserver(attempt: self, step: step))
             }
-            if keep(prepared, step) { prepared.launch() } else { prepared.dispose() }
+            if keep(prepared, step, pacing: prepared.streamPacing) { prepared.launch() } else { prepared.dispose() }
             return
         }
         // Another transport: its observable is the request, and the place is given back
@@ -266,11 +269,12 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
 
     /// Keeps `request` as the attempt's transport request (sending `step`), unless it can
     /// no longer be sent; returns whether it was kept.
-    private func keep(_ request: Disposable, _ step: Step) -> Bool {
+    private func keep(_ request: Disposable, _ step: Step, pacing: StreamPacing? = nil) -> Bool {
         state.withLock { state in
             guard canSend(state) else { return false }
             state.transport = request
             state.context = step.context
+            state.pacing = pacing
             return true
         }
     }
@@ -439,13 +443,23 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
 
     /// Hands on the chunks that came while the head was judged, then lets the next ones
     /// through as they come (in order: chunks arriving meanwhile queue behind these).
+    ///
+    /// This runs where the head's judgement ended: on the transport's thread, or on the
+    /// thread a success interceptor called back from, which then feeds the subscriber
+    /// while the transport's chunks are kept. The transport is told when each kept chunk
+    /// is taken (`StreamPacing`), so that a subscriber stuck here is held to the
+    /// slow-subscriber limits as one stuck on the transport's thread is.
     private func openStream(_ details: ResponseExtra) {
         while true {
-            let next = state.withLock { state -> StreamState.Next in
-                state.isStopped ? .stop : state.stream.next(accepting: details)
+            let (next, pacing) = state.withLock { state -> (StreamState.Next, StreamPacing?) in
+                (state.isStopped ? .stop : state.stream.next(accepting: details), state.pacing)
             }
             switch next {
-            case .chunks(let chunks): for chunk in chunks { execution.progress(.bodyChunk(chunk)) }
+            case .chunks(let chunks):
+                for chunk in chunks {
+                    execution.progress(.bodyChunk(chunk))
+                    pacing?.handedOn(chunk.count)
+                }
             case .end: return finishSource(with: .success(value: Data(), extra: details))
             case .stop: return
             }
@@ -453,10 +467,18 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
     }
 
     /// A chunk of a stream's body: handed on if the stream is open, kept while its head
-    /// is judged, dropped once it is closed.
+    /// is judged (or while the chunks kept before it are handed on), dropped once it is
+    /// closed.
     private func streamed(_ chunk: Data) {
-        let open = state.withLock { state in !state.isStopped && state.stream.admit(chunk) }
-        if open { execution.progress(.bodyChunk(chunk)) }
+        let (admission, pacing) = state.withLock { state -> (StreamState.Admission, StreamPacing?) in
+            (state.isStopped ? .dropped : state.stream.admit(chunk), state.pacing)
+        }
+        switch admission {
+        case .handOn: execution.progress(.bodyChunk(chunk))
+        // Returning does not mean the subscriber took it: its bytes still wait.
+        case .kept: pacing?.kept(chunk.count)
+        case .dropped: break
+        }
     }
 
     /// The transport ended the response; whether it was a stream's, whose end is handled

@@ -103,7 +103,8 @@ struct ExecutionRecipe: @unchecked Sendable {
         // A stream's chunks are its progress (and what keeps its idle limit from firing).
         let reports = !kind.isStream && (reportsProgress || idle)
         return ExecutionTransfer(
-            reportsProgress: reports, download: download, streams: kind.isStream, scheduler: manager.scheduler)
+            reportsProgress: reports, download: download, streams: kind.isStream, scheduler: manager.scheduler,
+            directory: manager.transferDirectory)
     }
 
     // MARK: Building the request

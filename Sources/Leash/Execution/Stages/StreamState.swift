@@ -72,16 +72,26 @@ struct StreamState {
         return .stop
     }
 
-    /// A chunk arrived: whether to hand it on now (else it waits, or is dropped).
-    mutating func admit(_ chunk: Data) -> Bool {
+    /// What becomes of a chunk that arrived (see `admit`).
+    enum Admission {
+        /// Handed on now, by the thread that brought it.
+        case handOn
+        /// Kept in `pending`, for `openStream` to hand on (on the thread running it).
+        case kept
+        /// Dropped: the stream is over.
+        case dropped
+    }
+
+    /// A chunk arrived: whether to hand it on now, keep it, or drop it.
+    mutating func admit(_ chunk: Data) -> Admission {
         switch phase {
         case .open where !isDraining:
-            return true
+            return .handOn
         case .judging, .open:
             pending.append(chunk)
-            return false
+            return .kept
         case .none, .closed:
-            return false
+            return .dropped
         }
     }
 
