@@ -377,4 +377,33 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         XCTAssertEqual(code, .invalidFramePayloadData)
         XCTAssertEqual(events.events.first?.time, 200, "failed at once (the server answered the 1007 close)")
     }
+
+    /// Waits 5 s of virtual time before every attempt.
+    private struct FiveSecondGate: RequestGate {
+        let scheduler: TestScheduler
+        func admission(for endpoint: Endpoint, attempt: Int) -> Completable? {
+            Completable.empty().delay(.seconds(5), scheduler: scheduler)
+        }
+    }
+
+    func testTheUpgrade_goesThroughAdaptersAndGates_likeAnyRequest() throws {
+        transport.stubWebSocket(path: "/chat") { _ in }
+        let scheduler: TestScheduler = self.scheduler
+        let client = try makeClient {
+            $0.adapt { request, _ in
+                var request = request
+                request.setValue("ios-7.1", forHTTPHeaderField: "X-Client")
+                return request
+            }
+            .gate(FiveSecondGate(scheduler: scheduler))
+        }
+
+        let events = scheduler.start(disposed: 300) {
+            client.rx.webSocket(Chat(), options: self.options()).map(Self.describe)
+        }
+
+        XCTAssertEqual(events.events, [.next(205, "opened -")], "opened once the gate let the upgrade go")
+        XCTAssertEqual(transport.requests.first?.value(forHTTPHeaderField: "X-Client"), "ios-7.1")
+        XCTAssertEqual(transport.requests.first?.value(forHTTPHeaderField: "Upgrade"), "websocket")
+    }
 }

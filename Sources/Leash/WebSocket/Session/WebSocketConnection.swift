@@ -79,13 +79,11 @@ final class WebSocketConnection: @unchecked Sendable {
     /// The largest read asked of the stream at once.
     static let readSize = 256 * 1024
 
-    /// The compressor of outgoing messages when permessage-deflate was agreed: used under
-    /// `sending`, so that messages are compressed in the order they are queued (the peer's
-    /// inflater follows the same sequence).
-    private let compressor: PerMessageDeflateCompressor?
-    /// Held while a message is compressed, encoded and queued (before `state`'s lock, never
-    /// inside it).
-    private let sending = LockedState(())
+    /// The compressor of outgoing messages when permessage-deflate was agreed (else `nil`),
+    /// behind a lock held while a message is compressed, encoded and queued: messages are
+    /// compressed in the order they are queued, which the peer's inflater follows. Taken
+    /// before `state`'s lock, never inside it.
+    private let sending: LockedState<PerMessageDeflateCompressor?>
 
     /// - Throws: `WebSocketCompressionError` when zlib cannot set up for the agreed `deflate`.
     init(
@@ -105,7 +103,7 @@ final class WebSocketConnection: @unchecked Sendable {
                 allowedReservedBits: deflate == nil ? [] : PerMessageDeflateParameters.reservedBits),
             assembler: WebSocketMessageAssembler(
                 maximumMessageSize: maximum, decompressor: try deflate?.makeClientDecompressor()))
-        compressor = try deflate?.makeClientCompressor()
+        sending = LockedState(try deflate?.makeClientCompressor())
         state = LockedState(State(lastHeard: manager.scheduler.now))
     }
 
@@ -306,7 +304,7 @@ final class WebSocketConnection: @unchecked Sendable {
         case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
         case .binary(let data): (opcode, payload) = (.binary, data)
         }
-        let outcome = sending.withLock { _ -> (refusal: LeashError?, write: Bool) in
+        let outcome = sending.withLock { compressor -> (refusal: LeashError?, write: Bool) in
             // Refused before compressing: with context takeover, a message compressed and
             // then not sent would leave the server's inflater out of step. The bound covers
             // the header (at most 14 bytes) and what deflate may add to data it cannot shrink.
