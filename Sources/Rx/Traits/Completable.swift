@@ -266,11 +266,14 @@ final class CompletableConcatSink: Sink<Never>, @unchecked Sendable {
             let slot = SingleAssignmentDisposable()
             // Replacing the previous subscription disposes it: it has completed.
             current.disposable = slot
-            slot.setDisposable(next.source.subscribe(AnyObserver { self.on($0) }))
+            // A completed source that completes again must not skip the one after it.
+            let source = SourceGate()
+            slot.setDisposable(next.source.subscribe(AnyObserver { self.on($0, source: source) }))
         } while gate.add(-1) != 0
     }
 
-    private func on(_ event: Event<Never>) {
+    private func on(_ event: Event<Never>, source: SourceGate) {
+        guard source.close() else { return }
         switch event {
         case .error: forwardTerminal(event)
         case .completed: subscribeNext()

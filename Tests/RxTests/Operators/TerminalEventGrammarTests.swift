@@ -1,0 +1,78 @@
+import Rx
+import RxTesting
+import XCTest
+
+/// Operators that move on from a source after its terminal event (catch, retry, concat,
+/// andThen) over sources that keep sending after it: nothing reaches downstream after
+/// the first terminal event acted on, and each finished source is disposed then.
+final class TerminalEventGrammarTests: RxTestCase {
+    func testCatch_dropsSourceEventsAfterItsError() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .error(220, testError), .next(230, 2), .error(240, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            source.catch { _ in .just(9) }
+        }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(220, 9), .completed(220)])
+        XCTAssertEqual(source.disposedAt, [220])
+    }
+
+    func testCatch_dropsSourceEventsAfterItsCompletion() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.completed(220), .next(230, 2), .error(240, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            source.catch { _ in .just(9) }
+        }
+        XCTAssertEqual(res.events, [.completed(220)])
+        XCTAssertEqual(source.disposedAt, [220])
+    }
+
+    func testCatchSequence_dropsFailedSourceEvents() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.error(220, testError), .next(230, 2), .error(240, testError)])
+        let second = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(250, 3), .completed(260)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            Observable.catch(sequence: [first.asObservable(), second.asObservable(), .just(9)])
+        }
+        XCTAssertEqual(res.events, [.next(250, 3), .completed(260)])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.disposedAt, [260])
+    }
+
+    func testRetry_failedAttemptsNeitherForwardNorCount() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler,
+            [.next(210, 1), .error(220, testError), .next(230, 2), .error(240, testError), .completed(250)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) { source.retry(3) }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(230, 2), .completed(250)])
+        XCTAssertEqual(source.subscribedAt, [200, 220, 240])
+        XCTAssertEqual(source.disposedAt, [220, 240, 250])
+    }
+
+    func testConcat_completedSourceNeitherForwardsNorCompletesTheNext() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .completed(220), .next(230, 2), .completed(240)])
+        let second = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(250, 3), .completed(260)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            Observable.concat([first.asObservable(), second.asObservable()])
+        }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(250, 3), .completed(260)])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.disposedAt, [260])
+    }
+
+    func testAsInfallibleOnErrorRecover_dropsSourceEventsAfterItsError() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .error(220, testError), .next(230, 2), .completed(240)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            source.asInfallible(onErrorRecover: { _ in Infallible.never() })
+        }
+        XCTAssertEqual(res.events, [.next(210, 1)])
+        XCTAssertEqual(source.disposedAt, [220])
+    }
+}
