@@ -243,6 +243,9 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
     @usableFromInline let strategy: FlatMapStrategy
     @usableFromInline let selector: @Sendable (SourceElement) throws -> Inner
     @usableFromInline let shared: LockedState<FlatMapState<Inner>>
+    /// The source's end, kept apart from the sink's: a source that sends after completing
+    /// is not listened to.
+    @usableFromInline let sourceGate = SourceGate()
 
     @inlinable
     init(
@@ -273,7 +276,7 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
     func on(_ event: Event<SourceElement>) {
         switch event {
         case .next(let element):
-            guard !isStoppedOrDisposed else { return }
+            guard sourceGate.isOpen, !isStoppedOrDisposed else { return }
             switch strategy {
             case .merge: admitMerged(element)
             case .first: admitFirst(element)
@@ -281,8 +284,9 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
             case .concat: admitConcatenated(element)
             }
         case .error(let error):
-            fail(error)
+            if sourceGate.close() { fail(error) }
         case .completed:
+            guard sourceGate.close() else { return }
             let (source, event) = shared.withLock { state -> (Disposable?, Event<Output>?) in
                 state.isSourceCompleted = true
                 let source = state.source
@@ -366,7 +370,10 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
         var id = firstID
         while true {
             let innerID = id
-            let subscription = subscribe(inner, observer: AnyObserver { self.innerOn($0, id: innerID) })
+            // Each inner sequence has its own gate: one that sends after completing must
+            // neither reach downstream nor be counted as finished twice.
+            let gate = SourceGate()
+            let subscription = subscribe(inner, observer: AnyObserver { self.innerOn($0, id: innerID, gate: gate) })
             // Filled under the lock, acted on after it; a local the closure writes to, rather
             // than a returned value, keeps the copies out of generic code.
             var step = FlatMapStep<Inner>()
@@ -404,7 +411,15 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
 
     /// An event from inner sequence `id`.
     @inlinable
-    func innerOn(_ event: Event<Output>, id: Int) {
+    func innerOn(_ event: Event<Output>, id: Int, gate: SourceGate) {
+        switch event {
+        case .next where !gate.isOpen:
+            return
+        case .error, .completed:
+            guard gate.close() else { return }
+        case .next:
+            break
+        }
         switch event {
         case .next, .error:
             let event = shared.withLock { state -> Event<Output>? in

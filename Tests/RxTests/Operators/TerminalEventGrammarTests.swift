@@ -75,4 +75,50 @@ final class TerminalEventGrammarTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(210, 1)])
         XCTAssertEqual(source.disposedAt, [220])
     }
+
+    func testMerge_completedInnerNeitherForwardsNorFinishesTwice() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .completed(220), .next(230, 2), .completed(240)])
+        let second = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(215, 3), .next(250, 4), .completed(260)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            Observable.of(first.asObservable(), second.asObservable()).merge()
+        }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(215, 3), .next(250, 4), .completed(260)])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.disposedAt, [260])
+    }
+
+    func testMerge_sourceSendingAfterCompletionIsIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let inner = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(225, 10), .completed(250)])
+        let outer = GrammarBreakingSource<Observable<Int>>(
+            scheduler: scheduler,
+            [.next(210, inner.asObservable()), .completed(220), .next(230, .just(5)), .error(240, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [outer, inner]) { outer.merge() }
+        XCTAssertEqual(res.events, [.next(225, 10), .completed(250)])
+        XCTAssertEqual(outer.disposedAt, [220])
+        XCTAssertEqual(inner.disposedAt, [250])
+    }
+
+    func testFlatMap_sourceAndInnersSendingAfterTheirEndAreIgnored() {
+        for strategy in ["flatMap", "concatMap"] {
+            let scheduler = TestScheduler(initialClock: 0)
+            let first = GrammarBreakingSource<Int>(
+                scheduler: scheduler, [.next(230, 1), .completed(240), .next(245, 2), .completed(250)])
+            let second = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(255, 3), .completed(260)])
+            let source = GrammarBreakingSource<Int>(
+                scheduler: scheduler, [.next(210, 0), .next(215, 1), .completed(220), .next(225, 0)])
+            let inners = [first, second]
+            let res = recordIgnoringGrammar(scheduler, sources: [source, first, second]) {
+                strategy == "flatMap"
+                    ? source.flatMap { inners[$0] } : source.concatMap { inners[$0] }
+            }
+            XCTAssertEqual(res.events, [.next(230, 1), .next(255, 3), .completed(260)], strategy)
+            XCTAssertEqual(source.disposedAt, [220], strategy)
+            XCTAssertEqual(first.disposedAt, [240], strategy)
+            XCTAssertEqual(second.disposedAt, [260], strategy)
+        }
+    }
 }

@@ -8,7 +8,7 @@ import XCTest
 ///
 /// Operators must let nothing through after the first terminal event they act on, and
 /// must dispose a source once its terminal event has been handled.
-final class GrammarBreakingSource<Element: Sendable>: ObservableType, @unchecked Sendable {
+final class GrammarBreakingSource<Element: Sendable>: ObservableType, ReleasableSource, @unchecked Sendable {
     // Unchecked: used only on the test scheduler's thread.
     private let scheduler: TestScheduler
     private var observers: [AnyObserver<Element>] = []
@@ -39,10 +39,16 @@ final class GrammarBreakingSource<Element: Sendable>: ObservableType, @unchecked
     }
 }
 
+/// A test source that holds its observers until released.
+protocol ReleasableSource: AnyObject {
+    /// Drops the observers.
+    func release()
+}
+
 /// Runs `makeResult` over `scheduler` and releases the sources afterwards, so that the
 /// sinks they still hold are freed before the leak check.
 func recordIgnoringGrammar<Source: ObservableConvertibleType>(
-    _ scheduler: TestScheduler, sources: [GrammarBreakingSource<Int>], _ makeResult: @escaping () -> Source
+    _ scheduler: TestScheduler, sources: [any ReleasableSource], _ makeResult: @escaping () -> Source
 ) -> TestableObserver<Source.Element> {
     let result = scheduler.start(makeResult)
     for source in sources { source.release() }

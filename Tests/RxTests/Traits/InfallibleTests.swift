@@ -38,7 +38,8 @@ final class InfallibleTests: RxTestCase {
         }
 
         XCTAssertEqual(
-            res.events, [.next(300, 9), .next(340, 13), .next(360, 111), .next(500, 25), .next(600, 33), .completed(620)])
+            res.events,
+            [.next(300, 9), .next(340, 13), .next(360, 111), .next(500, 25), .next(600, 33), .completed(620)])
         XCTAssertEqual(xs.subscriptions, [Subscription(200, 390)])
         XCTAssertEqual(ys.subscriptions, [Subscription(390, 620)])
     }
