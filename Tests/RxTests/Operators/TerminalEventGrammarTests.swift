@@ -10,10 +10,11 @@ final class TerminalEventGrammarTests: RxTestCase {
         let scheduler = TestScheduler(initialClock: 0)
         let source = GrammarBreakingSource<Int>(
             scheduler: scheduler, [.next(210, 1), .error(220, testError), .next(230, 2), .error(240, testError)])
+        // A fallback that never ends: the sink stays open after the source's error.
         let res = recordIgnoringGrammar(scheduler, sources: [source]) {
-            source.catch { _ in .just(9) }
+            source.catch { _ in .never() }
         }
-        XCTAssertEqual(res.events, [.next(210, 1), .next(220, 9), .completed(220)])
+        XCTAssertEqual(res.events, [.next(210, 1)])
         XCTAssertEqual(source.disposedAt, [220])
     }
 
@@ -119,6 +120,73 @@ final class TerminalEventGrammarTests: RxTestCase {
             XCTAssertEqual(source.disposedAt, [220], strategy)
             XCTAssertEqual(first.disposedAt, [240], strategy)
             XCTAssertEqual(second.disposedAt, [260], strategy)
+        }
+    }
+
+    func testCombineLatest_completedSourceSendsNothingMore() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .completed(220), .next(230, 2), .error(240, testError)])
+        let second = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(215, 10), .next(250, 20), .completed(260)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            Observable.combineLatest(first, second) { $0 + $1 }
+        }
+        XCTAssertEqual(res.events, [.next(215, 11), .next(250, 21), .completed(260)])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.disposedAt, [260])
+    }
+
+    func testZip_completedSourceSendsNothingMore() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .completed(220), .next(230, 2), .error(240, testError)])
+        let second = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(215, 10), .next(250, 20), .completed(260)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            Observable.zip(first, second) { $0 + $1 }
+        }
+        // The fixed-arity zip waits for every source to complete.
+        XCTAssertEqual(res.events, [.next(215, 11), .completed(260)])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.disposedAt, [260])
+    }
+
+    func testSwitchLatest_sourceAndLatestInnerSendingAfterTheirEndAreIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let inner = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(225, 10), .completed(230), .next(235, 11), .completed(250)])
+        let outer = GrammarBreakingSource<Observable<Int>>(
+            scheduler: scheduler,
+            [.next(210, inner.asObservable()), .completed(240), .next(245, .just(5)), .error(248, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [outer, inner]) { outer.switchLatest() }
+        XCTAssertEqual(res.events, [.next(225, 10), .completed(240)])
+        XCTAssertEqual(outer.disposedAt, [240])
+        XCTAssertEqual(inner.disposedAt, [230])
+    }
+
+    /// Operators whose sink's stopped bit already ends everything at the first terminal
+    /// event: checked, not changed.
+    func testSinkGuardedOperators_stopAtTheFirstTerminalEvent() {
+        let events: [Recorded<Event<Int>>] = [
+            .next(210, 1), .error(220, testError), .next(230, 2), .completed(240),
+        ]
+        let operators: [(String, (Observable<Int>) -> Observable<String>)] = [
+            ("map", { $0.map { "\($0)" } }),
+            ("materialize", { $0.materialize().map { "\($0)" } }),
+            ("amb", { $0.amb(Observable<Int>.never()).map { "\($0)" } }),
+            ("takeUntil", { $0.take(until: Observable<Int>.never()).map { "\($0)" } }),
+            ("skipUntil", { $0.skip(until: Observable.just(0)).map { "\($0)" } }),
+            ("withLatestFrom", { $0.withLatestFrom(Observable.just(7)) { "\($0)\($1)" } }),
+            ("timeout", { $0.timeout(.seconds(100), scheduler: MainScheduler.instance).map { "\($0)" } }),
+        ]
+        for (name, apply) in operators {
+            let scheduler = TestScheduler(initialClock: 0)
+            let source = GrammarBreakingSource<Int>(scheduler: scheduler, events)
+            let res = recordIgnoringGrammar(scheduler, sources: [source]) { apply(source.asObservable()) }
+            XCTAssertEqual(res.events.count, name == "materialize" ? 3 : 2, name)
+            XCTAssertEqual(res.events.last?.time, 220, name)
+            XCTAssertEqual(source.disposedAt, [220], name)
         }
     }
 }
