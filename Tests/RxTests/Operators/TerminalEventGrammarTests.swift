@@ -189,4 +189,84 @@ final class TerminalEventGrammarTests: RxTestCase {
             XCTAssertEqual(source.disposedAt, [220], name)
         }
     }
+
+    func testSwitchIfEmpty_sourceSendingAfterCompletionIsIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.completed(220), .next(230, 2), .completed(240)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            source.ifEmpty(switchTo: Observable<Int>.never())
+        }
+        XCTAssertEqual(res.events, [])
+        XCTAssertEqual(source.disposedAt, [220])
+    }
+
+    func testInfallibleFlatMap_sourceAndInnersSendingAfterTheirEndAreIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(230, 1), .completed(240), .next(245, 2), .completed(250)])
+        let second = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(255, 3), .completed(260)])
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 0), .next(215, 1), .completed(220), .next(225, 0)])
+        let inners = [first, second]
+        let res = recordIgnoringGrammar(scheduler, sources: [source, first, second]) {
+            source.asInfallible(onErrorJustReturn: -1).flatMap { inners[$0].asInfallible(onErrorJustReturn: -1) }
+        }
+        XCTAssertEqual(res.events, [.next(230, 1), .next(255, 3), .completed(260)])
+        XCTAssertEqual(first.disposedAt, [240])
+        XCTAssertEqual(second.disposedAt, [260])
+    }
+
+    func testInfallibleFlatMapLatest_sourceAndLatestInnerSendingAfterTheirEndAreIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let inner = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(225, 10), .completed(230), .next(235, 11), .completed(250)])
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 0), .completed(240), .next(245, 0)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source, inner]) {
+            source.asInfallible(onErrorJustReturn: -1).flatMapLatest { _ in inner.asInfallible(onErrorJustReturn: -1) }
+        }
+        XCTAssertEqual(res.events, [.next(225, 10), .completed(240)])
+        XCTAssertEqual(inner.disposedAt, [230])
+    }
+
+    func testCompletableConcat_sourceCompletingTwiceDoesNotSkipAhead() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Never>(scheduler: scheduler, [.completed(220), .completed(230)])
+        let second = GrammarBreakingSource<Never>(scheduler: scheduler, [.completed(240)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            Completable.concat([first.asCompletable(), second.asCompletable(), Completable.never()])
+        }
+        XCTAssertEqual(res.events, [])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.subscribedAt, [220])
+        XCTAssertEqual(second.disposedAt, [240])
+    }
+
+    func testAndThen_completableCompletingTwiceSubscribesTheNextOnce() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Never>(scheduler: scheduler, [.completed(220), .completed(230)])
+        let second = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(240, 1), .completed(250)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            first.asCompletable().andThen(second.asObservable())
+        }
+        XCTAssertEqual(res.events, [.next(240, 1), .completed(250)])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.subscribedAt, [220])
+    }
+
+    func testSingleCreate_secondOutcomeIsDropped() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let disposedAt = TraitsBox<[TestTime]>([])
+        let res = scheduler.start {
+            Single<Int>.create { observer in
+                observer(.success(1))
+                observer(.success(2))
+                observer(.failure(testError))
+                return Disposables.create { disposedAt.value.append(scheduler.clock) }
+            }
+        }
+        XCTAssertEqual(res.events, [.next(200, 1), .completed(200)])
+        XCTAssertEqual(disposedAt.value, [200])
+    }
 }
