@@ -269,4 +269,40 @@ final class TerminalEventGrammarTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(200, 1), .completed(200)])
         XCTAssertEqual(disposedAt.value, [200])
     }
+
+    func testTakeUntil_otherSendingAfterCompletionIsIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .next(240, 2), .completed(250)])
+        let other = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.completed(220), .next(230, 0), .error(235, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source, other]) { source.take(until: other) }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(240, 2), .completed(250)])
+        XCTAssertEqual(other.disposedAt, [220])
+        XCTAssertEqual(source.disposedAt, [250])
+    }
+
+    func testSkipUntil_otherSendingAfterCompletionIsIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(240, 2), .completed(250)])
+        let other = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.completed(220), .next(230, 0), .error(235, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source, other]) { source.skip(until: other) }
+        XCTAssertEqual(res.events, [])
+        XCTAssertEqual(other.disposedAt, [220])
+        XCTAssertEqual(source.disposedAt, [250])
+    }
+
+    func testWithLatestFrom_secondSendingAfterCompletionIsIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(240, 10), .completed(250)])
+        let second = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(205, 1), .completed(220), .next(230, 2), .error(235, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            first.withLatestFrom(second) { $0 + $1 }
+        }
+        XCTAssertEqual(res.events, [.next(240, 11), .completed(250)])
+        XCTAssertEqual(second.disposedAt, [220])
+        XCTAssertEqual(first.disposedAt, [250])
+    }
 }
