@@ -132,7 +132,8 @@ final class TraitFlatMapSink<Source, InnerTrait, Result>: Sink<Result>, @uncheck
     func onInner(_ event: Event<Result>) {
         switch event {
         case .next:
-            forward(event)
+            // Bit 4: the inner sequence completed; what it sends after that is dropped.
+            if progress.load() & 4 == 0 { forward(event) }
         case .error:
             forwardTerminal(event)
         case .completed:

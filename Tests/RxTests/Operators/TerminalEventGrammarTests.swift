@@ -1,4 +1,6 @@
-import Rx
+// Testable: `PrimitiveSequence(raw:)` builds traits over a grammar-breaking source with no
+// trait conversion in between, whose own sink would hide the breakage.
+@testable import Rx
 import RxTesting
 import XCTest
 
@@ -235,7 +237,10 @@ final class TerminalEventGrammarTests: RxTestCase {
         let first = GrammarBreakingSource<Never>(scheduler: scheduler, [.completed(220), .completed(230)])
         let second = GrammarBreakingSource<Never>(scheduler: scheduler, [.completed(240)])
         let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
-            Completable.concat([first.asCompletable(), second.asCompletable(), Completable.never()])
+            Completable.concat([
+                Completable(raw: first.asObservable()), Completable(raw: second.asObservable()),
+                Completable.never(),
+            ])
         }
         XCTAssertEqual(res.events, [])
         XCTAssertEqual(first.disposedAt, [220])
@@ -248,7 +253,7 @@ final class TerminalEventGrammarTests: RxTestCase {
         let first = GrammarBreakingSource<Never>(scheduler: scheduler, [.completed(220), .completed(230)])
         let second = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(240, 1), .completed(250)])
         let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
-            first.asCompletable().andThen(second.asObservable())
+            Completable(raw: first.asObservable()).andThen(second.asObservable())
         }
         XCTAssertEqual(res.events, [.next(240, 1), .completed(250)])
         XCTAssertEqual(first.disposedAt, [220])
@@ -304,5 +309,30 @@ final class TerminalEventGrammarTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(240, 11), .completed(250)])
         XCTAssertEqual(second.disposedAt, [220])
         XCTAssertEqual(first.disposedAt, [250])
+    }
+
+    func testCompletableMerge_sourceCompletingTwiceCountsOnce() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Never>(scheduler: scheduler, [.completed(220), .completed(230)])
+        let second = GrammarBreakingSource<Never>(scheduler: scheduler, [.completed(250)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            Completable.merge(Completable(raw: first.asObservable()), Completable(raw: second.asObservable()))
+        }
+        XCTAssertEqual(res.events, [.completed(250)])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.disposedAt, [250])
+    }
+
+    func testTraitFlatMap_innerSendingAfterCompletionIsIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let inner = GrammarBreakingSource<Int>(scheduler: scheduler, [.completed(220), .next(230, 1)])
+        let res = recordIgnoringGrammar(scheduler, sources: [inner]) {
+            Maybe<Int>(raw: Observable.just(0).concat(Observable.never()))
+                .flatMap { _ in Maybe<Int>(raw: inner.asObservable()) }
+        }
+        // Only the events are checked: the completed inner sequence stays subscribed until
+        // the result ends (the trait flatMap trusts an inner's terminal event to release it).
+        XCTAssertEqual(res.events, [])
+        XCTAssertEqual(inner.subscribedAt, [200])
     }
 }
