@@ -212,7 +212,7 @@ final class TerminalEventGrammarTests: RxTestCase {
             scheduler: scheduler, [.next(210, 0), .next(215, 1), .completed(220), .next(225, 0)])
         let inners = [first, second]
         let res = recordIgnoringGrammar(scheduler, sources: [source, first, second]) {
-            source.asInfallible(onErrorJustReturn: -1).flatMap { inners[$0].asInfallible(onErrorJustReturn: -1) }
+            Infallible(source.asObservable()).flatMap { Infallible(inners[$0].asObservable()) }
         }
         XCTAssertEqual(res.events, [.next(230, 1), .next(255, 3), .completed(260)])
         XCTAssertEqual(first.disposedAt, [240])
@@ -226,7 +226,7 @@ final class TerminalEventGrammarTests: RxTestCase {
         let source = GrammarBreakingSource<Int>(
             scheduler: scheduler, [.next(210, 0), .completed(240), .next(245, 0)])
         let res = recordIgnoringGrammar(scheduler, sources: [source, inner]) {
-            source.asInfallible(onErrorJustReturn: -1).flatMapLatest { _ in inner.asInfallible(onErrorJustReturn: -1) }
+            Infallible(source.asObservable()).flatMapLatest { _ in Infallible(inner.asObservable()) }
         }
         XCTAssertEqual(res.events, [.next(225, 10), .completed(240)])
         XCTAssertEqual(inner.disposedAt, [230])

@@ -180,7 +180,8 @@ final class InfallibleFlatMapLatestSink<Source, Result>: Sink<Result>, @unchecke
             let slot = SingleAssignmentDisposable()
             // Replacing the previous inner subscription disposes it.
             inner.disposable = slot
-            slot.setDisposable(sequence.subscribe(AnyObserver { self.onInner($0, id: id) }))
+            // Weak: the slot holds the subscription, which holds this observer.
+            slot.setDisposable(sequence.subscribe(AnyObserver { [weak slot] in self.onInner($0, id: id, slot: slot) }))
         case .error(let error):
             guard sourceGate.close() else { return }
             drain(lock.withLock { $0.delivery.submit(.error(error)) })
@@ -194,18 +195,20 @@ final class InfallibleFlatMapLatestSink<Source, Result>: Sink<Result>, @unchecke
         }
     }
 
-    private func onInner(_ event: Event<Result>, id: Int) {
-        let first = lock.withLock { state -> Event<Result>? in
+    private func onInner(_ event: Event<Result>, id: Int, slot: SingleAssignmentDisposable?) {
+        let (first, completed) = lock.withLock { state -> (Event<Result>?, Bool) in
             // `hasInner`: the latest sequence's completion ends it, whatever it sends after.
-            guard state.latest == id, state.hasInner else { return nil }
+            guard state.latest == id, state.hasInner else { return (nil, false) }
             switch event {
             case .next, .error:
-                return state.delivery.submit(event)
+                return (state.delivery.submit(event), false)
             case .completed:
                 state.hasInner = false
-                return state.isSourceDone ? state.delivery.submit(.completed) : nil
+                return (state.isSourceDone ? state.delivery.submit(.completed) : nil, true)
             }
         }
+        // As in RxSwift, a completed inner sequence is unsubscribed at once.
+        if completed { slot?.dispose() }
         drain(first)
     }
 
