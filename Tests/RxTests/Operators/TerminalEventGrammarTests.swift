@@ -335,4 +335,16 @@ final class TerminalEventGrammarTests: RxTestCase {
         XCTAssertEqual(res.events, [])
         XCTAssertEqual(inner.subscribedAt, [200])
     }
+
+    func testSample_sourceAndSamplerSendingAfterCompletionAreIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .completed(220), .next(230, 2), .error(235, testError)])
+        let sampler = GrammarBreakingSource<Int>(scheduler: scheduler, [.completed(215), .next(240, 0)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source, sampler]) { source.sample(sampler) }
+        // The sampler's completion takes a last sample; nothing ticks after it.
+        XCTAssertEqual(res.events, [.next(215, 1)])
+        XCTAssertEqual(sampler.disposedAt, [215])
+        XCTAssertEqual(source.disposedAt, [220])
+    }
 }
