@@ -347,4 +347,62 @@ final class TerminalEventGrammarTests: RxTestCase {
         XCTAssertEqual(sampler.disposedAt, [215])
         XCTAssertEqual(source.disposedAt, [220])
     }
+
+    /// The other single-source operators, over a source that completes or fails and then
+    /// keeps sending: exactly one terminal event, the last, and the source disposed once.
+    func testSingleSourceOperators_endOnceAndReleaseTheSource() {
+        typealias Apply = (Observable<Int>, TestScheduler) -> Observable<String>
+        let operators: [(String, Apply)] = [
+            ("delay", { source, scheduler in source.delay(.seconds(5), scheduler: scheduler).map { "\($0)" } }),
+            ("debounce", { source, scheduler in source.debounce(.seconds(5), scheduler: scheduler).map { "\($0)" } }),
+            ("throttle", { source, scheduler in source.throttle(.seconds(5), scheduler: scheduler).map { "\($0)" } }),
+            (
+                "buffer",
+                { source, scheduler in
+                    source.buffer(timeSpan: .seconds(50), count: 2, scheduler: scheduler).map { "\($0)" }
+                }
+            ),
+            (
+                "window",
+                { source, scheduler in
+                    source.window(timeSpan: .seconds(50), count: 2, scheduler: scheduler).merge().map { "\($0)" }
+                }
+            ),
+            ("groupBy", { source, _ in source.groupBy { $0 % 2 }.flatMap { $0 }.map { "\($0)" } }),
+            ("takeLast", { source, _ in source.takeLast(1).map { "\($0)" } }),
+            ("reduce", { source, _ in source.reduce(0, accumulator: +).map { "\($0)" } }),
+            ("toArray", { source, _ in source.toArray().asObservable().map { "\($0)" } }),
+            ("elementAt", { source, _ in source.element(at: 5).map { "\($0)" } }),
+            ("take", { source, _ in source.take(5).map { "\($0)" } }),
+            ("skip", { source, _ in source.skip(1).map { "\($0)" } }),
+            ("scan", { source, _ in source.scan(0, accumulator: +).map { "\($0)" } }),
+            ("distinctUntilChanged", { source, _ in source.distinctUntilChanged().map { "\($0)" } }),
+            ("ignoreElements", { source, _ in source.ignoreElements().asCompletable().andThen(.empty()) }),
+            ("observeOn", { source, scheduler in source.observe(on: scheduler).map { "\($0)" } }),
+            ("dematerialize", { source, _ in source.materialize().dematerialize().map { "\($0)" } }),
+            ("asSingle", { source, _ in source.asSingle().asObservable().map { "\($0)" } }),
+            ("asMaybe", { source, _ in source.asMaybe().asObservable().map { "\($0)" } }),
+            ("asCompletable", { source, _ in source.asCompletable().andThen(.empty()) }),
+            ("first", { source, _ in source.first().asObservable().map { "\(String(describing: $0))" } }),
+        ]
+        let endings: [[Recorded<Event<Int>>]] = [
+            [.next(210, 1), .completed(220), .next(230, 2), .error(240, testError), .completed(250)],
+            [.error(220, testError), .next(230, 2), .completed(240), .error(250, testError)],
+        ]
+        for (name, apply) in operators {
+            for events in endings {
+                let scheduler = TestScheduler(initialClock: 0)
+                let source = GrammarBreakingSource<Int>(scheduler: scheduler, events)
+                let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+                    apply(source.asObservable(), scheduler)
+                }
+                let terminals = res.events.filter { $0.value.isStopEvent }
+                XCTAssertEqual(terminals.count, 1, name)
+                XCTAssertTrue(res.events.last?.value.isStopEvent ?? false, name)
+                XCTAssertEqual(source.disposedAt.count, 1, name)
+                // `observe(on:)` releases the source when the terminal event it scheduled runs.
+                XCTAssertLessThanOrEqual(source.disposedAt.first ?? .max, name == "observeOn" ? 221 : 220, name)
+            }
+        }
+    }
 }
