@@ -423,4 +423,42 @@ final class TerminalEventGrammarTests: RxTestCase {
             }
         }
     }
+
+    /// The events of the three retry tests: each failed attempt keeps sending.
+    private static let failingTwice: [Recorded<Event<Int>>] = [
+        .error(220, testError), .next(230, 2), .error(240, testError), .next(245, 3), .completed(250),
+    ]
+
+    func testRetryWhen_failedAttemptsNeitherForwardNorFailAgain() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(scheduler: scheduler, Self.failingTwice)
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            source.retry(when: { (errors: Observable<Swift.Error>) in errors })
+        }
+        XCTAssertEqual(res.events, [.next(230, 2), .next(245, 3), .completed(250)])
+        XCTAssertEqual(source.subscribedAt, [200, 220, 240])
+        XCTAssertEqual(source.disposedAt, [220, 240, 250])
+    }
+
+    func testTraitRetry_failedAttemptsNeitherForwardNorCount() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(scheduler: scheduler, Self.failingTwice)
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            Single<Int>(raw: source.asObservable()).retry(3)
+        }
+        XCTAssertEqual(res.events, [.next(230, 2), .next(245, 3), .completed(250)])
+        XCTAssertEqual(source.subscribedAt, [200, 220, 240])
+        XCTAssertEqual(source.disposedAt, [220, 240, 250])
+    }
+
+    func testTraitRetryWhen_failedAttemptsNeitherForwardNorFailAgain() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(scheduler: scheduler, Self.failingTwice)
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            Single<Int>(raw: source.asObservable()).retry(when: { (errors: Observable<Swift.Error>) in errors })
+        }
+        XCTAssertEqual(res.events, [.next(230, 2), .next(245, 3), .completed(250)])
+        XCTAssertEqual(source.subscribedAt, [200, 220, 240])
+        XCTAssertEqual(source.disposedAt, [220, 240, 250])
+    }
 }
