@@ -330,10 +330,9 @@ final class TerminalEventGrammarTests: RxTestCase {
             Maybe<Int>(raw: Observable.just(0).concat(Observable.never()))
                 .flatMap { _ in Maybe<Int>(raw: inner.asObservable()) }
         }
-        // Only the events are checked: the completed inner sequence stays subscribed until
-        // the result ends (the trait flatMap trusts an inner's terminal event to release it).
         XCTAssertEqual(res.events, [])
         XCTAssertEqual(inner.subscribedAt, [200])
+        XCTAssertEqual(inner.disposedAt, [220])
     }
 
     func testSample_sourceAndSamplerSendingAfterCompletionAreIgnored() {
