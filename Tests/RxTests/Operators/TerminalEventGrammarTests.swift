@@ -460,4 +460,18 @@ final class TerminalEventGrammarTests: RxTestCase {
         XCTAssertEqual(source.subscribedAt, [200, 220, 240])
         XCTAssertEqual(source.disposedAt, [220, 240, 250])
     }
+
+    func testMaybeZip_completedSourceSendsNothingMore() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let first = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.completed(220), .next(230, 1), .error(240, testError)])
+        let second = GrammarBreakingSource<Int>(scheduler: scheduler, [.next(250, 2), .completed(260)])
+        let res = recordIgnoringGrammar(scheduler, sources: [first, second]) {
+            Maybe.zip([Maybe<Int>(raw: first.asObservable()), Maybe<Int>(raw: second.asObservable())])
+        }
+        // The first source completed empty: the second's element can never be matched.
+        XCTAssertEqual(res.events, [.completed(250)])
+        XCTAssertEqual(first.disposedAt, [220])
+        XCTAssertEqual(second.disposedAt, [250])
+    }
 }
