@@ -486,4 +486,16 @@ final class TerminalEventGrammarTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(230, 1), .completed(231)])
         XCTAssertEqual(source.disposedAt, [210])
     }
+
+    func testDelay_sourceSendingAfterCompletionIsIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler, [.next(210, 1), .completed(210), .next(215, 2), .error(220, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            source.delay(.seconds(20), scheduler: scheduler)
+        }
+        // Each delayed event is its own scheduler step, hence 231.
+        XCTAssertEqual(res.events, [.next(230, 1), .completed(231)])
+        XCTAssertEqual(source.disposedAt, [210])
+    }
 }
