@@ -498,4 +498,16 @@ final class TerminalEventGrammarTests: RxTestCase {
         XCTAssertEqual(res.events, [.next(230, 1), .completed(231)])
         XCTAssertEqual(source.disposedAt, [210])
     }
+
+    func testThrottle_sourceSendingAfterCompletionIsIgnored() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let source = GrammarBreakingSource<Int>(
+            scheduler: scheduler,
+            [.next(210, 1), .next(212, 2), .completed(214), .next(216, 3), .error(218, testError)])
+        let res = recordIgnoringGrammar(scheduler, sources: [source]) {
+            source.throttle(.seconds(10), scheduler: scheduler)
+        }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(220, 2), .completed(220)])
+        XCTAssertEqual(source.disposedAt, [214])
+    }
 }
