@@ -104,3 +104,27 @@ class Sink<Output>: SubscriptionCore, @unchecked Sendable {
     @inlinable
     final var isStoppedOrDisposed: Bool { state.load() & 5 != 0 }
 }
+
+/// The end of one upstream source of an operator that moves on from a source after its
+/// terminal event (catch, retry, concat).
+///
+/// The sink's own stopped bit cannot say that a source is over, because the source's
+/// terminal event does not end the sink; a source that breaks the grammar may send more
+/// events after it, and those must neither reach downstream nor be taken for the end of
+/// the source that replaced it.
+@usableFromInline
+final class SourceGate: Sendable {
+    @usableFromInline let state = AtomicInt(0)
+
+    @inlinable
+    init() {}
+
+    /// Whether the source's terminal event has not been handled yet.
+    @inlinable
+    var isOpen: Bool { state.load() == 0 }
+
+    /// Closes the gate for the source's terminal event; `true` only for the first call,
+    /// which alone may act on it.
+    @inlinable
+    func close() -> Bool { state.exchange(1) == 0 }
+}

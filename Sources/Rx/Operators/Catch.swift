@@ -111,6 +111,8 @@ final class CatchSink<Element>: Sink<Element>, @unchecked Sendable {
     // Sendable: the only mutable state is the subscription slot, behind the lock.
     private let handler: @Sendable (Swift.Error) throws -> Observable<Element>
     private let subscription = LockedState(ErrorsDisposableSlot())
+    // The source's error does not stop the sink, so the source's end is kept apart.
+    private let sourceGate = SourceGate()
 
     init(handler: @escaping @Sendable (Swift.Error) throws -> Observable<Element>, downstream: AnyObserver<Element>) {
         self.handler = handler
@@ -125,11 +127,11 @@ final class CatchSink<Element>: Sink<Element>, @unchecked Sendable {
     private func on(_ event: Event<Element>) {
         switch event {
         case .next:
-            forward(event)
+            if sourceGate.isOpen { forward(event) }
         case .completed:
-            forwardTerminal(event)
+            if sourceGate.close() { forwardTerminal(event) }
         case .error(let error):
-            guard !isStoppedOrDisposed else { return }
+            guard sourceGate.close(), !isStoppedOrDisposed else { return }
             let fallback: Observable<Element>
             do {
                 fallback = try handler(error)
@@ -193,18 +195,21 @@ where Iterator.Element == Observable<Element> {
         }
         let (generation, previous) = shared.withLock { $0.subscription.advance() }
         previous?.dispose()
-        let disposable = next.subscribe(AnyObserver { self.on($0) })
+        // Each source has its own gate: a failed source that keeps sending must not reach
+        // downstream nor count as the failure of the source after it.
+        let gate = SourceGate()
+        let disposable = next.subscribe(AnyObserver { self.on($0, gate: gate) })
         shared.withLock { $0.subscription.set(disposable, generation: generation) }?.dispose()
     }
 
-    private func on(_ event: Event<Element>) {
+    private func on(_ event: Event<Element>, gate: SourceGate) {
         switch event {
         case .next:
-            forward(event)
+            if gate.isOpen { forward(event) }
         case .completed:
-            forwardTerminal(event)
+            if gate.close() { forwardTerminal(event) }
         case .error(let error):
-            guard !isStoppedOrDisposed else { return }
+            guard gate.close(), !isStoppedOrDisposed else { return }
             shared.withLock { $0.lastError = error }
             // On the trampoline: a source that fails during its own subscription is
             // resubscribed after that subscription returns, not inside it, so the stack

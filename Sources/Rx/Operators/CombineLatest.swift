@@ -124,7 +124,8 @@ final class CombineLatestSink<Values, Result>: Sink<Result>, @unchecked Sendable
         switch event {
         case .next(let element):
             let first = locked.withLock { state -> Event<Values>? in
-                guard !state.delivery.isTerminated else { return nil }
+                // `isDone`: what a completed source still sends, breaking the grammar, is dropped.
+                guard !state.delivery.isTerminated, !state.sources[index].isDone else { return nil }
                 store(&state.values, element)
                 if !state.sources[index].hasValue {
                     state.sources[index].hasValue = true
@@ -139,8 +140,9 @@ final class CombineLatestSink<Values, Result>: Sink<Result>, @unchecked Sendable
             }
             if let first { deliver(startingWith: first) }
         case .error(let error):
-            let (first, subscription) = locked.withLock { state in
-                (state.delivery.submit(.error(error)), state.sources[index].subscription.finish())
+            let (first, subscription) = locked.withLock { state -> (Event<Values>?, Disposable?) in
+                guard !state.sources[index].isDone else { return (nil, nil) }
+                return (state.delivery.submit(.error(error)), state.sources[index].subscription.finish())
             }
             subscription?.dispose()
             if let first { deliver(startingWith: first) }

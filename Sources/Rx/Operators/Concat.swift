@@ -124,17 +124,20 @@ where Iterator.Element == Observable<Output> {
                 forwardTerminal(.completed)
                 return
             }
-            let subscription = next.subscribe(AnyObserver { [self] event in on(event) })
+            // Each source has its own gate: a completed source that keeps sending must not
+            // reach downstream nor complete the source after it.
+            let gate = SourceGate()
+            let subscription = next.subscribe(AnyObserver { [self] event in on(event, gate: gate) })
             let late = locked.withLock { $0.current.assign(subscription) }
             late?.dispose()
         }
     }
 
-    func on(_ event: Event<Output>) {
+    func on(_ event: Event<Output>, gate: SourceGate) {
         switch event {
-        case .next: forward(event)
-        case .error: forwardTerminal(event)
-        case .completed: moveNext()
+        case .next: if gate.isOpen { forward(event) }
+        case .error: if gate.close() { forwardTerminal(event) }
+        case .completed: if gate.close() { moveNext() }
         }
     }
 

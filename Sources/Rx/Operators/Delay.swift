@@ -75,7 +75,11 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
         case .next, .completed:
             let now = scheduler.now
             let (timerGeneration, finishedSource) = shared.withLock { state -> (Int?, Disposable?) in
-                guard !state.delivery.isTerminated, !state.timer.isDisposed else { return (nil, nil) }
+                // A released source slot: the source has ended, and what it still sends,
+                // breaking the grammar, is dropped.
+                guard !state.delivery.isTerminated, !state.timer.isDisposed, !state.source.isDisposed else {
+                    return (nil, nil)
+                }
                 // The source is done: release it now, the completion waits on its own.
                 let finishedSource = event.isStopEvent ? state.source.dispose() : nil
                 state.pending.append((now, event))
@@ -87,6 +91,8 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
             if let timerGeneration { scheduleDelivery(after: dueTime, generation: timerGeneration) }
         case .error:
             let (first, finishedSource) = shared.withLock { state -> (Event<Element>?, Disposable?) in
+                // After the source's completion, an error must not flush what is pending.
+                guard !state.source.isDisposed else { return (nil, nil) }
                 state.dropPending()
                 return (state.delivery.submit(event), state.source.dispose())
             }

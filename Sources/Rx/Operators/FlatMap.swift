@@ -166,6 +166,19 @@ struct FlatMapState<Inner: ObservableConvertibleType> {
         return false
     }
 
+    /// Whether inner sequence `id` is running: being subscribed and not completed, or kept
+    /// after its `subscribe` returned. The subscribing list is searched first: it is short,
+    /// and where a sequence that emits while subscribed (`just`, `from`) is found.
+    @inlinable
+    func isInnerRunning(_ id: Int) -> Bool {
+        var index = subscribing.count - 1
+        while index >= 0 {
+            if subscribing[index].id == id { return !subscribing[index].isCompleted }
+            index -= 1
+        }
+        return inners[id] != nil
+    }
+
     /// Ends the `subscribe` call of inner sequence `id`; returns whether it completed during it.
     @inlinable
     mutating func endSubscribing(_ id: Int) -> Bool {
@@ -243,6 +256,9 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
     @usableFromInline let strategy: FlatMapStrategy
     @usableFromInline let selector: @Sendable (SourceElement) throws -> Inner
     @usableFromInline let shared: LockedState<FlatMapState<Inner>>
+    /// The source's end, kept apart from the sink's: a source that sends after completing
+    /// is not listened to.
+    @usableFromInline let sourceGate = SourceGate()
 
     @inlinable
     init(
@@ -273,7 +289,7 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
     func on(_ event: Event<SourceElement>) {
         switch event {
         case .next(let element):
-            guard !isStoppedOrDisposed else { return }
+            guard sourceGate.isOpen, !isStoppedOrDisposed else { return }
             switch strategy {
             case .merge: admitMerged(element)
             case .first: admitFirst(element)
@@ -281,8 +297,9 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
             case .concat: admitConcatenated(element)
             }
         case .error(let error):
-            fail(error)
+            if sourceGate.close() { fail(error) }
         case .completed:
+            guard sourceGate.close() else { return }
             let (source, event) = shared.withLock { state -> (Disposable?, Event<Output>?) in
                 state.isSourceCompleted = true
                 let source = state.source
@@ -366,6 +383,9 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
         var id = firstID
         while true {
             let innerID = id
+            // An inner sequence that sends after completing must neither reach downstream nor
+            // be counted as finished twice: `innerOn` checks, under the lock it takes anyway,
+            // that the sequence is still running (no gate object per inner sequence).
             let subscription = subscribe(inner, observer: AnyObserver { self.innerOn($0, id: innerID) })
             // Filled under the lock, acted on after it; a local the closure writes to, rather
             // than a returned value, keeps the copies out of generic code.
@@ -408,7 +428,9 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
         switch event {
         case .next, .error:
             let event = shared.withLock { state -> Event<Output>? in
-                // `flatMapLatest` ignores a replaced sequence that has not noticed yet.
+                // A sequence that already completed is ignored; and `flatMapLatest` ignores
+                // a replaced sequence that has not noticed yet.
+                guard state.isInnerRunning(id) else { return nil }
                 if strategy == .latest && id != state.latestID { return nil }
                 return state.delivery.submit(event)
             }
@@ -416,9 +438,12 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
         case .completed:
             var step = FlatMapStep<Inner>()
             shared.withLock { state in
-                // Still inside `subscribe`: the subscribing loop finishes the bookkeeping.
+                // Still inside `subscribe`: the subscribing loop finishes the bookkeeping
+                // (a second completion there is recorded once).
                 if state.markCompletedWhileSubscribing(id) { return }
-                step.disposing = state.inners.removeValue(forKey: id)
+                // Not running (completed before, or never kept): nothing to account for.
+                guard let subscription = state.inners.removeValue(forKey: id) else { return }
+                step.disposing = subscription
                 if state.isLive { finishInner(id, state: &state, step: &step) }
             }
             step.disposing?.dispose()

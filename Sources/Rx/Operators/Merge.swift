@@ -165,7 +165,8 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         switch event {
         case .next(let inner):
             let key = locked.withLock { state -> Int? in
-                guard !state.delivery.isTerminated else { return nil }
+                // `isStopped`: a source that sends after completing is not listened to.
+                guard !state.delivery.isTerminated, !state.isStopped else { return nil }
                 guard state.activeCount < maxConcurrent else {
                     state.waiting.enqueue(inner)
                     return nil
@@ -175,10 +176,11 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
             }
             if let key { subscribeInner(inner, key: key) }
         case .error(let error):
-            let first = locked.withLock { $0.delivery.submit(.error(error)) }
+            let first = locked.withLock { $0.isStopped ? nil : $0.delivery.submit(.error(error)) }
             if let first { deliver(startingWith: first) }
         case .completed:
             let (first, outer) = locked.withLock { state -> (Event<Output>?, Disposable?) in
+                guard !state.isStopped else { return (nil, nil) }
                 state.isStopped = true
                 // RxSwift unsubscribes from the source as soon as it completes.
                 let outer = state.outer.finish()
@@ -205,21 +207,23 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
     @inlinable
     final func onInner(_ event: Event<Output>, key: Int) {
         switch event {
+        // An inner sequence's key leaves `inners` with its terminal event: what a sequence
+        // that breaks the grammar sends after that is dropped.
         case .next:
-            let first = locked.withLock { $0.delivery.submit(event) }
+            let first = locked.withLock { $0.inners[key] == nil ? nil : $0.delivery.submit(event) }
             if let first { deliver(startingWith: first) }
         case .error:
             let (first, subscription) = locked.withLock { state -> (Event<Output>?, Disposable?) in
-                var slot = state.inners.removeValue(forKey: key)
-                return (state.delivery.submit(event), slot?.finish())
+                guard var slot = state.inners.removeValue(forKey: key) else { return (nil, nil) }
+                return (state.delivery.submit(event), slot.finish())
             }
             subscription?.dispose()
             if let first { deliver(startingWith: first) }
         case .completed:
             let (first, subscription, startNext) = locked.withLock {
                 state -> (Event<Output>?, Disposable?, Bool) in
-                var slot = state.inners.removeValue(forKey: key)
-                let subscription = slot?.finish()
+                guard var slot = state.inners.removeValue(forKey: key) else { return (nil, nil, false) }
+                let subscription = slot.finish()
                 guard !state.delivery.isTerminated else { return (nil, subscription, false) }
                 if state.startsOwed < state.waiting.count {
                     // The finished inner sequence hands its place to the next waiting one

@@ -106,18 +106,21 @@ final class RetryWhenSink<Element, Failure: Swift.Error>: Sink<Element>, @unchec
             return state.subscription.advance()
         }
         previous?.dispose()
-        let disposable = source.subscribe(AnyObserver { self.on($0) })
+        // Each attempt has its own gate: a failed attempt that keeps sending must not reach
+        // downstream nor ask the trigger again.
+        let attempt = SourceGate()
+        let disposable = source.subscribe(AnyObserver { self.on($0, attempt: attempt) })
         shared.withLock { $0.subscription.set(disposable, generation: generation) }?.dispose()
     }
 
-    private func on(_ event: Event<Element>) {
+    private func on(_ event: Event<Element>, attempt: SourceGate) {
         switch event {
         case .next:
-            forward(event)
+            if attempt.isOpen { forward(event) }
         case .completed:
-            forwardTerminal(event)
+            if attempt.close() { forwardTerminal(event) }
         case .error(let error):
-            guard !isStoppedOrDisposed else { return }
+            guard attempt.close(), !isStoppedOrDisposed else { return }
             guard let failure = error as? Failure else {
                 forwardTerminal(event)
                 return

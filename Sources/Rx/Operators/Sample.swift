@@ -41,6 +41,9 @@ final class SampleSink<Element>: Sink<Element>, @unchecked Sendable {
     private let locked = LockedState(State())
     let sourceSubscription = SingleAssignmentDisposable()
     let samplerSubscription = SingleAssignmentDisposable()
+    // The sampler's completion does not always stop the sink: what it sends after that,
+    // breaking the grammar, is kept out.
+    private let samplerGate = SourceGate()
 
     init(defaultValue: Element?, downstream: AnyObserver<Element>) {
         self.defaultValue = defaultValue
@@ -49,10 +52,13 @@ final class SampleSink<Element>: Sink<Element>, @unchecked Sendable {
 
     func on(_ event: Event<Element>) {
         switch event {
+        // `isSourceDone`: what the source sends after completing is dropped.
         case .next(let element):
-            locked.withLock { $0.latest = element }
+            locked.withLock { state in
+                if !state.isSourceDone { state.latest = element }
+            }
         case .error:
-            deliver(locked.withLock { $0.delivery.submit(event) })
+            deliver(locked.withLock { $0.isSourceDone ? nil : $0.delivery.submit(event) })
         case .completed:
             locked.withLock { $0.isSourceDone = true }
             // The source is finished; only the last sample is left to deliver.
@@ -61,6 +67,11 @@ final class SampleSink<Element>: Sink<Element>, @unchecked Sendable {
     }
 
     func onSampler<Tick>(_ event: Event<Tick>) {
+        if event.isStopEvent {
+            guard samplerGate.close() else { return }
+        } else {
+            guard samplerGate.isOpen else { return }
+        }
         switch event {
         case .next, .completed:
             let first = locked.withLock { state -> Event<Element>? in

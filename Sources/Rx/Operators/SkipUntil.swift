@@ -27,17 +27,19 @@ extension ObservableType {
 /// same time; their terminal events are already exclusive through `forwardTerminal`.
 final class SkipUntilSink<Element>: Sink<Element>, @unchecked Sendable {
     // Sendable: the gate is atomic; the disposable is thread-safe.
+    /// 0 while `other` runs, 1 once it fired (elements go through), 2 once it completed
+    /// without firing (they never will: what it sends after that is ignored).
     private let isOpen = AtomicInt(0)
     let otherSubscription = SingleAssignmentDisposable()
 
     func on(_ event: Event<Element>) {
         switch event {
         case .next:
-            if isOpen.load() != 0 { forward(event) }
+            if isOpen.load() == 1 { forward(event) }
         case .error:
             forwardTerminal(event)
         case .completed:
-            if isOpen.load() != 0 {
+            if isOpen.load() == 1 {
                 forwardTerminal(event)
             } else {
                 dispose()
@@ -55,6 +57,7 @@ final class SkipUntilSink<Element>: Sink<Element>, @unchecked Sendable {
         case .error(let error):
             forwardTerminal(.error(error))
         case .completed:
+            isOpen.store(2)
             otherSubscription.dispose()
         }
     }

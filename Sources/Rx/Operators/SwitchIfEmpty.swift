@@ -22,6 +22,9 @@ final class SwitchIfEmptySink<Element>: Sink<Element>, @unchecked Sendable {
     // subscriptions are behind the lock.
     private let other: Observable<Element>
     private var isEmpty = true
+    // The source's completion does not stop the sink when it switches to `other`: a
+    // source that sends after completing is kept out by this gate.
+    private let sourceGate = SourceGate()
 
     private struct State {
         var source = ErrorsDisposableSlot()
@@ -43,11 +46,13 @@ final class SwitchIfEmptySink<Element>: Sink<Element>, @unchecked Sendable {
     private func on(_ event: Event<Element>) {
         switch event {
         case .next:
+            guard sourceGate.isOpen else { return }
             isEmpty = false
             forward(event)
         case .error:
-            forwardTerminal(event)
+            if sourceGate.close() { forwardTerminal(event) }
         case .completed:
+            guard sourceGate.close() else { return }
             guard isEmpty else {
                 forwardTerminal(event)
                 return

@@ -55,7 +55,8 @@ final class SwitchLatestSink<Inner: ObservableConvertibleType>: Sink<Inner.Eleme
         switch event {
         case .next(let inner):
             let start = locked.withLock { state -> (id: Int, previous: Disposable?)? in
-                guard !state.delivery.isTerminated else { return nil }
+                // `isStopped`: a source that sends after completing is not listened to.
+                guard !state.delivery.isTerminated, !state.isStopped else { return nil }
                 state.latest &+= 1
                 state.hasLatest = true
                 let previous = state.inner.finish()
@@ -72,10 +73,11 @@ final class SwitchLatestSink<Inner: ObservableConvertibleType>: Sink<Inner.Eleme
             }
             late?.dispose()
         case .error(let error):
-            let first = locked.withLock { $0.delivery.submit(.error(error)) }
+            let first = locked.withLock { $0.isStopped ? nil : $0.delivery.submit(.error(error)) }
             if let first { deliver(startingWith: first) }
         case .completed:
             let (first, outer) = locked.withLock { state -> (Event<Output>?, Disposable?) in
+                guard !state.isStopped else { return (nil, nil) }
                 state.isStopped = true
                 // RxSwift unsubscribes from the source as soon as it completes.
                 let outer = state.outer.finish()
@@ -88,7 +90,8 @@ final class SwitchLatestSink<Inner: ObservableConvertibleType>: Sink<Inner.Eleme
 
     func onInner(_ event: Event<Output>, id: Int) {
         let (first, subscription) = locked.withLock { state -> (Event<Output>?, Disposable?) in
-            guard state.latest == id else { return (nil, nil) }
+            // `hasLatest`: the latest sequence's completion ends it, whatever it sends after.
+            guard state.latest == id, state.hasLatest else { return (nil, nil) }
             switch event {
             case .next:
                 return (state.delivery.submit(event), nil)

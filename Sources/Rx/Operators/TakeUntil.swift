@@ -89,12 +89,20 @@ final class TakeUntilSink<Element>: Sink<Element>, @unchecked Sendable {
     // Sendable: the delivery queue is behind its lock; the disposable is thread-safe.
     private let delivery = LockedState(DeliveryQueue<Element>())
     let otherSubscription = SingleAssignmentDisposable()
+    // `other`'s completion does not stop the sink: what `other` sends after it, breaking
+    // the grammar, is kept out by this gate.
+    private let otherGate = SourceGate()
 
     func on(_ event: Event<Element>) {
         deliver(event)
     }
 
     func onOther<Other>(_ event: Event<Other>) {
+        if event.isStopEvent {
+            guard otherGate.close() else { return }
+        } else {
+            guard otherGate.isOpen else { return }
+        }
         switch event {
         case .next: deliver(.completed)
         case .error(let error): deliver(.error(error))

@@ -52,6 +52,9 @@ final class ThrottleSink<Element>: Sink<Element>, @unchecked Sendable {
     private let locked = LockedState(State())
     let sourceSubscription = SingleAssignmentDisposable()
     private let timer = SerialDisposable()
+    // A completion that waits for the pending element does not stop the sink: what the
+    // source sends after it, breaking the grammar, is kept out by this gate.
+    private let sourceGate = SourceGate()
 
     init(dueTime: RxTimeInterval, latest: Bool, scheduler: SchedulerType, downstream: AnyObserver<Element>) {
         self.dueTime = dueTime
@@ -61,6 +64,11 @@ final class ThrottleSink<Element>: Sink<Element>, @unchecked Sendable {
     }
 
     func on(_ event: Event<Element>) {
+        if event.isStopEvent {
+            guard sourceGate.close() else { return }
+        } else {
+            guard sourceGate.isOpen else { return }
+        }
         switch event {
         case .next(let element):
             let now = scheduler.now

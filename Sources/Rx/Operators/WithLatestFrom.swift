@@ -45,6 +45,7 @@ final class WithLatestFromSink<First, Second, Result>: Sink<Result>, @unchecked 
     }
 
     let locked = LockedState(State())
+    let secondGate = SourceGate()
     let select: @Sendable (First, Second) throws -> Result
 
     init(select: @escaping @Sendable (First, Second) throws -> Result, downstream: AnyObserver<Result>) {
@@ -76,6 +77,13 @@ final class WithLatestFromSink<First, Second, Result>: Sink<Result>, @unchecked 
     }
 
     func onSecond(_ event: Event<Second>) {
+        // `second`'s completion does not stop the sink: what it sends after that, breaking
+        // the grammar, is kept out.
+        if event.isStopEvent {
+            guard secondGate.close() else { return }
+        } else {
+            guard secondGate.isOpen else { return }
+        }
         switch event {
         case .next(let element):
             locked.withLock { $0.latest = element }

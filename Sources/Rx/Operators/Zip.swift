@@ -127,7 +127,8 @@ final class ZipSink<Buffers, Row, Result>: Sink<Result>, @unchecked Sendable {
         switch event {
         case .next(let element):
             let first = locked.withLock { state -> Event<Row>? in
-                guard !state.delivery.isTerminated else { return nil }
+                // `isDone`: what a completed source still sends, breaking the grammar, is dropped.
+                guard !state.delivery.isTerminated, !state.sources[index].isDone else { return nil }
                 store(&state.buffers, element)
                 state.sources[index].queued += 1
                 if state.sources[index].queued == 1 { state.readyCount += 1 }
@@ -146,8 +147,9 @@ final class ZipSink<Buffers, Row, Result>: Sink<Result>, @unchecked Sendable {
             }
             if let first { deliver(startingWith: first) }
         case .error(let error):
-            let (first, subscription) = locked.withLock { state in
-                (state.delivery.submit(.error(error)), state.sources[index].subscription.finish())
+            let (first, subscription) = locked.withLock { state -> (Event<Row>?, Disposable?) in
+                guard !state.sources[index].isDone else { return (nil, nil) }
+                return (state.delivery.submit(.error(error)), state.sources[index].subscription.finish())
             }
             subscription?.dispose()
             if let first { deliver(startingWith: first) }

@@ -41,6 +41,8 @@ final class CompletableAndThenSink<Element>: Sink<Element>, @unchecked Sendable 
     /// The completable's subscription, then the second one's (replacing it releases the
     /// completable as soon as it has completed).
     let current = SerialDisposable()
+    // The completable's end does not stop the sink, so it is kept apart.
+    private let firstGate = SourceGate()
 
     init(second: Observable<Element>, downstream: AnyObserver<Element>) {
         self.second = second
@@ -48,6 +50,7 @@ final class CompletableAndThenSink<Element>: Sink<Element>, @unchecked Sendable 
     }
 
     func onFirst(_ event: Event<Never>) {
+        guard firstGate.close() else { return }
         switch event {
         case .error(let error):
             forwardTerminal(.error(error))

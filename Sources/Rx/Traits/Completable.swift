@@ -233,7 +233,14 @@ extension Observable where Element == Never {
             for source in sources {
                 // A synchronous error disposes the group: the rest are never subscribed.
                 guard !sink.isStoppedOrDisposed else { break }
-                group.insert(source.subscribe(AnyObserver { sink.on($0) }))
+                // Each source has its own gate: one that completes twice must not count
+                // twice. Its slot is in the group before it is subscribed, so that its
+                // completion, even a synchronous one, can release it (as RxSwift's merge does).
+                let gate = SourceGate()
+                let slot = SingleAssignmentDisposable()
+                guard let key = group.insert(slot) else { break }
+                slot.setDisposable(
+                    source.subscribe(AnyObserver { sink.on($0, source: gate) { group.remove(for: key) } }))
             }
             return sink
         }
@@ -266,11 +273,14 @@ final class CompletableConcatSink: Sink<Never>, @unchecked Sendable {
             let slot = SingleAssignmentDisposable()
             // Replacing the previous subscription disposes it: it has completed.
             current.disposable = slot
-            slot.setDisposable(next.source.subscribe(AnyObserver { self.on($0) }))
+            // A completed source that completes again must not skip the one after it.
+            let source = SourceGate()
+            slot.setDisposable(next.source.subscribe(AnyObserver { self.on($0, source: source) }))
         } while gate.add(-1) != 0
     }
 
-    private func on(_ event: Event<Never>) {
+    private func on(_ event: Event<Never>, source: SourceGate) {
+        guard source.close() else { return }
         switch event {
         case .error: forwardTerminal(event)
         case .completed: subscribeNext()
@@ -291,10 +301,14 @@ final class CompletableMergeSink: Sink<Never>, @unchecked Sendable {
         super.init(downstream: downstream)
     }
 
-    func on(_ event: Event<Never>) {
+    func on(_ event: Event<Never>, source: SourceGate, release: () -> Void) {
+        guard source.close() else { return }
         switch event {
-        case .error: forwardTerminal(event)
-        case .completed: if remaining.add(-1) == 0 { forwardTerminal(.completed) }
+        case .error:
+            forwardTerminal(event)
+        case .completed:
+            release()
+            if remaining.add(-1) == 0 { forwardTerminal(.completed) }
         }
     }
 }

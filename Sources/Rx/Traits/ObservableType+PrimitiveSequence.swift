@@ -31,6 +31,10 @@ extension ObservableType {
 
     /// This sequence as a `Completable`: its elements are ignored, its termination kept.
     public func asCompletable() -> Completable {
+        completableIgnoringElements()
+    }
+
+    fileprivate func completableIgnoringElements() -> Completable {
         let source = asObservable()
         return Completable(
             raw: Observable<Never>.make { observer in
@@ -38,6 +42,16 @@ extension ObservableType {
                 sink.attach(source.run(AnyObserver { sink.on($0) }))
                 return sink
             })
+    }
+}
+
+extension ObservableType where Element == Never {
+    /// This sequence as a `Completable`: its termination.
+    ///
+    /// RxSwift's declaration. It lets the element type be inferred as `Never` where
+    /// nothing else fixes it: `scheduler.createColdObservable([.completed(20)]).asCompletable()`.
+    public func asCompletable() -> Completable {
+        completableIgnoringElements()
     }
 }
 

@@ -66,7 +66,7 @@ extension Observable {
     ) -> Observable<Element> {
         make { observer in
             let sink = TraitCatchSink(handler: handler, downstream: observer)
-            sink.attach(source.run(AnyObserver { sink.on($0) }))
+            sink.run(source)
             return sink
         }
     }
@@ -99,8 +99,13 @@ extension Observable {
 }
 
 /// One subscription of a trait `catch`: the source, then the handler's sequence.
+///
+/// The source's error ends the source: its subscription is disposed, and anything it
+/// still sends is dropped, so only the handler's sequence reaches downstream after it.
 final class TraitCatchSink<Element>: Sink<Element>, @unchecked Sendable {
     private let handler: @Sendable (Swift.Error) throws -> Observable<Element>
+    private let sourceGate = SourceGate()
+    private let sourceSubscription = SingleAssignmentDisposable()
     private let fallback = SingleAssignmentDisposable()
 
     init(handler: @escaping @Sendable (Swift.Error) throws -> Observable<Element>, downstream: AnyObserver<Element>) {
@@ -108,12 +113,19 @@ final class TraitCatchSink<Element>: Sink<Element>, @unchecked Sendable {
         super.init(downstream: downstream)
     }
 
-    func on(_ event: Event<Element>) {
+    func run(_ source: Observable<Element>) {
+        sourceSubscription.setDisposable(source.run(AnyObserver { self.onSource($0) }))
+    }
+
+    private func onSource(_ event: Event<Element>) {
         switch event {
-        case .next, .completed:
-            forwardEvent(event)
+        case .next:
+            if sourceGate.isOpen { forward(event) }
+        case .completed:
+            if sourceGate.close() { forwardTerminal(event) }
         case .error(let error):
-            guard !isStoppedOrDisposed else { return }
+            guard sourceGate.close(), !isStoppedOrDisposed else { return }
+            sourceSubscription.dispose()
             do {
                 let next = try handler(error)
                 fallback.setDisposable(next.subscribe(AnyObserver { self.forwardEvent($0) }))
@@ -124,6 +136,7 @@ final class TraitCatchSink<Element>: Sink<Element>, @unchecked Sendable {
     }
 
     override func didDispose() {
+        sourceSubscription.dispose()
         fallback.dispose()
     }
 }
@@ -159,15 +172,21 @@ final class TraitRetrySink<Element>: Sink<Element>, @unchecked Sendable {
             guard !isStoppedOrDisposed else { return }
             let slot = SingleAssignmentDisposable()
             current.disposable = slot
-            slot.setDisposable(source.subscribe(AnyObserver { self.on($0) }))
+            // Each attempt has its own gate: a failed attempt that keeps sending must not
+            // reach downstream nor count as another failure.
+            let attempt = SourceGate()
+            slot.setDisposable(source.subscribe(AnyObserver { self.on($0, attempt: attempt) }))
         } while gate.add(-1) != 0
     }
 
-    private func on(_ event: Event<Element>) {
+    private func on(_ event: Event<Element>, attempt: SourceGate) {
         switch event {
-        case .next, .completed:
-            forwardEvent(event)
+        case .next:
+            if attempt.isOpen { forward(event) }
+        case .completed:
+            if attempt.close() { forwardTerminal(event) }
         case .error:
+            guard attempt.close() else { return }
             if failures.add(1) < maxAttemptCount {
                 subscribeToSource()
             } else {
@@ -217,15 +236,21 @@ final class TraitRetryWhenSink<Element, TriggerElement, Failure: Swift.Error>: S
             triggerObservation.disposable = Disposables.create()
             let slot = SingleAssignmentDisposable()
             sourceSubscription.disposable = slot
-            slot.setDisposable(source.subscribe(AnyObserver { self.onSource($0) }))
+            // Each attempt has its own gate: a failed attempt that keeps sending must not
+            // reach downstream nor ask the trigger again.
+            let attempt = SourceGate()
+            slot.setDisposable(source.subscribe(AnyObserver { self.onSource($0, attempt: attempt) }))
         } while gate.add(-1) != 0
     }
 
-    private func onSource(_ event: Event<Element>) {
+    private func onSource(_ event: Event<Element>, attempt: SourceGate) {
         switch event {
-        case .next, .completed:
-            deliver(event)
+        case .next:
+            if attempt.isOpen { deliver(event) }
+        case .completed:
+            if attempt.close() { deliver(event) }
         case .error(let error):
+            guard attempt.close() else { return }
             guard let failure = error as? Failure else {
                 deliver(event)
                 return

@@ -88,7 +88,9 @@ final class TraitFlatMapProducer<Source, InnerTrait, Result>: Observable<Result>
 /// The source has at most one element, so there is at most one inner subscription. It
 /// completes once both the source and the inner sequence (if any) have completed. The
 /// inner disposable is handed over with the same atomic protocol as `SubscriptionCore`'s
-/// upstream: whoever sees both "stored" and "disposed" disposes it.
+/// upstream: whoever sees both "stored" and "disposed" disposes it. The inner sequence's
+/// completion asks for its disposal too, as RxSwift's `flatMap` releases a finished inner
+/// sequence at once.
 @usableFromInline
 final class TraitFlatMapSink<Source, InnerTrait, Result>: Sink<Result>, @unchecked Sendable {
     @usableFromInline let selector: @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Result>
@@ -132,24 +134,25 @@ final class TraitFlatMapSink<Source, InnerTrait, Result>: Sink<Result>, @uncheck
     func onInner(_ event: Event<Result>) {
         switch event {
         case .next:
-            forward(event)
+            // Bit 4: the inner sequence completed; what it sends after that is dropped.
+            if progress.load() & 4 == 0 { forward(event) }
         case .error:
             forwardTerminal(event)
         case .completed:
-            if progress.fetchOr(4) & 2 != 0 { forwardTerminal(.completed) }
+            let previous = progress.fetchOr(4 | 16)
+            if previous & 24 == 8 { releaseInner() }
+            if previous & 2 != 0 { forwardTerminal(.completed) }
         }
     }
 
     @inlinable
     func storeInner(_ disposable: Disposable) {
-        // An inner sequence that already finished (the usual case for `just`) needs no
-        // keeping: its own terminal event released it.
-        let current = progress.load()
-        if current & 16 != 0 {
+        // An inner sequence that already finished (the usual case for `just`), or a sink
+        // already disposed: nothing to keep.
+        if progress.load() & 16 != 0 {
             disposable.dispose()
             return
         }
-        if current & 4 != 0 { return }
         inner = disposable
         if progress.fetchOr(8) & 16 != 0 {
             inner = nil
@@ -157,13 +160,18 @@ final class TraitFlatMapSink<Source, InnerTrait, Result>: Sink<Result>, @uncheck
         }
     }
 
+    /// Disposes the stored inner subscription; called by whoever set bit 16 while bit 8
+    /// was set, so once.
+    @inlinable
+    func releaseInner() {
+        let disposable = inner
+        inner = nil
+        disposable?.dispose()
+    }
+
     @usableFromInline
     override func didDispose() {
-        if progress.fetchOr(16) & 8 != 0 {
-            let disposable = inner
-            inner = nil
-            disposable?.dispose()
-        }
+        if progress.fetchOr(16) & 24 == 8 { releaseInner() }
     }
 }
 

@@ -118,6 +118,9 @@ final class TraitDelaySink<Element>: Sink<Element>, @unchecked Sendable {
     private let scheduler: SchedulerType
     let subscription = SingleAssignmentDisposable()
     private let drainSchedule = SerialDisposable()
+    // A delayed completion does not stop the sink: a source that sends after its terminal
+    // event (an error would flush the queue) is kept out by this gate.
+    private let sourceGate = SourceGate()
 
     init(dueTime: RxTimeInterval, scheduler: SchedulerType, downstream: AnyObserver<Element>) {
         self.dueTime = dueTime
@@ -126,7 +129,12 @@ final class TraitDelaySink<Element>: Sink<Element>, @unchecked Sendable {
     }
 
     func on(_ event: Event<Element>) {
-        if event.isStopEvent { subscription.dispose() }
+        if event.isStopEvent {
+            guard sourceGate.close() else { return }
+            subscription.dispose()
+        } else {
+            guard sourceGate.isOpen else { return }
+        }
         switch event {
         case .error:
             let deliverNow = lock.withLock { state -> Bool in

@@ -142,8 +142,9 @@ final class TraitZipSink<Source, Result>: Sink<Result>, @unchecked Sendable {
         switch event {
         case .next(let value):
             let decision = lock.withLock { state -> Decision in
-                // A trait has at most one element; a slot already filled keeps it.
-                guard state.values[index] == nil else { return .none }
+                // A trait has at most one element; a slot already filled keeps it. What a
+                // completed source still sends, breaking the grammar, is dropped.
+                guard state.values[index] == nil, !state.isDone[index] else { return .none }
                 state.values[index] = value
                 state.valueCount += 1
                 if state.valueCount == count {
@@ -170,7 +171,7 @@ final class TraitZipSink<Source, Result>: Sink<Result>, @unchecked Sendable {
                 drain(lock.withLock { $0.delivery.submit(result) })
             }
         case .error(let error):
-            drain(lock.withLock { $0.delivery.submit(.error(error)) })
+            drain(lock.withLock { $0.isDone[index] ? nil : $0.delivery.submit(.error(error)) })
         case .completed:
             subscriptions[index].dispose()
             let first = lock.withLock { state -> Event<Result>? in

@@ -24,6 +24,26 @@ final class InfallibleTests: RxTestCase {
         observer.value = nil
     }
 
+    /// RxSwift's `InfallibleTest.testAsInfallible_OnErrorRecover`: after the source's
+    /// error only the recovery's events go through.
+    func testAsInfallible_OnErrorRecover() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let xs = scheduler.createHotObservable([
+            .next(300, 9), .next(340, 13), .next(360, 111), .error(390, testError), .next(480, 320),
+        ])
+        let ys = scheduler.createHotObservable([.next(500, 25), .next(600, 33), .completed(620)])
+
+        let res = scheduler.start {
+            xs.asInfallible(onErrorRecover: { _ in ys.asInfallible(onErrorJustReturn: -1) })
+        }
+
+        XCTAssertEqual(
+            res.events,
+            [.next(300, 9), .next(340, 13), .next(360, 111), .next(500, 25), .next(600, 33), .completed(620)])
+        XCTAssertEqual(xs.subscriptions, [Subscription(200, 390)])
+        XCTAssertEqual(ys.subscriptions, [Subscription(390, 620)])
+    }
+
     func testFactories() {
         XCTAssertEqual(traitsEvents { Infallible.just(1) }, [.next(200, 1), .completed(200)])
         let scheduler = TestScheduler(initialClock: 0)

@@ -148,4 +148,13 @@ final class ObservablePrimitiveSequenceTests: RxTestCase {
         XCTAssertEqual(res.events, [.completed(230)])
         XCTAssertEqual(xs.subscriptions, [Subscription(200, 230)])
     }
+
+    /// As in RxSwift, a sequence whose element type nothing else fixes is taken to be of
+    /// `Never` by `asCompletable()`.
+    func testAsCompletable_infersNeverForAnUntypedSource() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let completable = scheduler.createColdObservable([.completed(20)]).asCompletable()
+        let res = scheduler.start { completable }
+        XCTAssertEqual(res.events, [.completed(220)])
+    }
 }

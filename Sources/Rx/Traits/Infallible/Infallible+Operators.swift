@@ -84,6 +84,9 @@ final class InfallibleFlatMapSink<Source, Result>: Sink<Result>, @unchecked Send
     private let selector: (Source) -> Observable<Result>
     private let lock = LockedState(State())
     private let inners = CompositeDisposable()
+    // The source's and each inner sequence's ends are kept apart from the sink's: one
+    // that sends after completing must neither reach downstream nor count twice.
+    private let sourceGate = SourceGate()
 
     init(selector: @escaping (Source) -> Observable<Result>, downstream: AnyObserver<Result>) {
         self.selector = selector
@@ -93,24 +96,28 @@ final class InfallibleFlatMapSink<Source, Result>: Sink<Result>, @unchecked Send
     func on(_ event: Event<Source>) {
         switch event {
         case .next(let element):
-            guard !isStoppedOrDisposed else { return }
+            guard sourceGate.isOpen, !isStoppedOrDisposed else { return }
             let inner = selector(element)
             let slot = SingleAssignmentDisposable()
             guard let key = inners.insert(slot) else { return }
             lock.withLock { $0.active += 1 }
-            slot.setDisposable(inner.subscribe(AnyObserver { self.onInner($0, key: key) }))
+            let gate = SourceGate()
+            slot.setDisposable(inner.subscribe(AnyObserver { self.onInner($0, key: key, gate: gate) }))
         case .error(let error):
-            deliver(.error(error))
+            if sourceGate.close() { deliver(.error(error)) }
         case .completed:
-            finishOne()
+            if sourceGate.close() { finishOne() }
         }
     }
 
-    private func onInner(_ event: Event<Result>, key: CompositeDisposable.DisposeKey) {
+    private func onInner(_ event: Event<Result>, key: CompositeDisposable.DisposeKey, gate: SourceGate) {
         switch event {
-        case .next, .error:
-            deliver(event)
+        case .next:
+            if gate.isOpen { deliver(event) }
+        case .error:
+            if gate.close() { deliver(event) }
         case .completed:
+            guard gate.close() else { return }
             inners.remove(for: key)
             finishOne()
         }
@@ -151,6 +158,9 @@ final class InfallibleFlatMapLatestSink<Source, Result>: Sink<Result>, @unchecke
     private let selector: (Source) -> Observable<Result>
     private let lock = LockedState(State())
     private let inner = SerialDisposable()
+    // The source's end is kept apart from the sink's: a source that sends after
+    // completing is not listened to.
+    private let sourceGate = SourceGate()
 
     init(selector: @escaping (Source) -> Observable<Result>, downstream: AnyObserver<Result>) {
         self.selector = selector
@@ -160,7 +170,7 @@ final class InfallibleFlatMapLatestSink<Source, Result>: Sink<Result>, @unchecke
     func on(_ event: Event<Source>) {
         switch event {
         case .next(let element):
-            guard !isStoppedOrDisposed else { return }
+            guard sourceGate.isOpen, !isStoppedOrDisposed else { return }
             let sequence = selector(element)
             let id = lock.withLock { state -> Int in
                 state.latest &+= 1
@@ -170,10 +180,13 @@ final class InfallibleFlatMapLatestSink<Source, Result>: Sink<Result>, @unchecke
             let slot = SingleAssignmentDisposable()
             // Replacing the previous inner subscription disposes it.
             inner.disposable = slot
-            slot.setDisposable(sequence.subscribe(AnyObserver { self.onInner($0, id: id) }))
+            // Weak: the slot holds the subscription, which holds this observer.
+            slot.setDisposable(sequence.subscribe(AnyObserver { [weak slot] in self.onInner($0, id: id, slot: slot) }))
         case .error(let error):
+            guard sourceGate.close() else { return }
             drain(lock.withLock { $0.delivery.submit(.error(error)) })
         case .completed:
+            guard sourceGate.close() else { return }
             let first = lock.withLock { state -> Event<Result>? in
                 state.isSourceDone = true
                 return state.hasInner ? nil : state.delivery.submit(.completed)
@@ -182,17 +195,20 @@ final class InfallibleFlatMapLatestSink<Source, Result>: Sink<Result>, @unchecke
         }
     }
 
-    private func onInner(_ event: Event<Result>, id: Int) {
-        let first = lock.withLock { state -> Event<Result>? in
-            guard state.latest == id else { return nil }
+    private func onInner(_ event: Event<Result>, id: Int, slot: SingleAssignmentDisposable?) {
+        let (first, completed) = lock.withLock { state -> (Event<Result>?, Bool) in
+            // `hasInner`: the latest sequence's completion ends it, whatever it sends after.
+            guard state.latest == id, state.hasInner else { return (nil, false) }
             switch event {
             case .next, .error:
-                return state.delivery.submit(event)
+                return (state.delivery.submit(event), false)
             case .completed:
                 state.hasInner = false
-                return state.isSourceDone ? state.delivery.submit(.completed) : nil
+                return (state.isSourceDone ? state.delivery.submit(.completed) : nil, true)
             }
         }
+        // As in RxSwift, a completed inner sequence is unsubscribed at once.
+        if completed { slot?.dispose() }
         drain(first)
     }
 
