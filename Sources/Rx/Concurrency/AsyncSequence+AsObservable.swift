@@ -6,13 +6,21 @@ extension AsyncSequence where Self: Sendable {
     /// the sequence ends, also when iteration throws `CancellationError`, and fails with
     /// any other error. Disposing the subscription cancels the task.
     ///
-    /// - Parameter detached: Whether to iterate in a detached task.
-    public func asObservable(detached: Bool = false) -> Observable<Element> {
+    /// - Parameters:
+    ///   - priority: The iterating task's priority; `nil` for the default (the current
+    ///     task's, unless `detached`).
+    ///   - detached: Whether to iterate in a detached task.
+    public func asObservable(priority: TaskPriority? = nil, detached: Bool = false) -> Observable<Element> {
         let sequence = self
         return Observable<Element>.make { observer in
             let sink = AsyncSequenceSink(downstream: observer)
             let operation: @Sendable () async -> Void = { await sink.run(sequence) }
-            let task = detached ? Task.detached(operation: operation) : Task(operation: operation)
+            let task: Task<Void, Never>
+            if detached {
+                task = Task.detached(priority: priority, operation: operation)
+            } else {
+                task = Task(priority: priority, operation: operation)
+            }
             sink.attach(AsyncSequenceTaskCancellation(task: task))
             return sink
         }

@@ -24,6 +24,29 @@ final class AsyncSequenceAsObservableTests: RxTestCase {
         XCTAssertEqual(try stream.asObservable(detached: true).toBlocking(timeout: 5).toArray(), [1, 2, 3, 4, 5])
     }
 
+    /// An async sequence of one element: the priority of the task that iterates it.
+    private struct CurrentPriority: AsyncSequence, Sendable {
+        typealias Element = TaskPriority
+
+        struct AsyncIterator: AsyncIteratorProtocol {
+            var done = false
+            mutating func next() async -> TaskPriority? {
+                defer { done = true }
+                return done ? nil : Task.currentPriority
+            }
+        }
+
+        func makeAsyncIterator() -> AsyncIterator { AsyncIterator() }
+    }
+
+    /// RxSwift's `asObservable(priority:)`: the iterating task runs at the priority asked for,
+    /// detached or not.
+    func testAsObservable_iteratesAtThePriorityAskedFor() throws {
+        XCTAssertEqual(try CurrentPriority().asObservable(priority: .high).toBlocking(timeout: 5).toArray(), [.high])
+        XCTAssertEqual(
+            try CurrentPriority().asObservable(priority: .low, detached: true).toBlocking(timeout: 5).toArray(), [.low])
+    }
+
     func testAsObservable_emptySequenceCompletes() {
         let stream = AsyncStream<Int> { $0.finish() }
         XCTAssertEqual(try stream.asObservable().toBlocking(timeout: 5).toArray(), [])
