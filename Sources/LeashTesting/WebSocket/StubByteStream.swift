@@ -47,7 +47,8 @@ struct StubRunner: Sendable {
 /// The client's end of a scripted connection: the bytes the stub server writes wait here
 /// until the client asks for them, and what the client sends goes to the server.
 final class StubByteStream: WebSocketByteStream, @unchecked Sendable {
-    // @unchecked: the mutable state is behind `state`'s lock; the rest is immutable.
+    // @unchecked: the mutable state is behind `state`'s lock; `server` is set once, by the
+    // connector, before the stream is handed out; the rest is immutable.
 
     private struct State {
         var inbound = Data()

@@ -10,9 +10,7 @@ import Rx
 /// The server's end of a scripted WebSocket connection: reads the upgrade request, answers
 /// it as the stub says (a refusal, or `101` and the conversation), then speaks RFC 6455 as a
 /// server does (unmasked frames out, masked frames in) with Leash's own codec.
-final class StubWebSocketServerConnection: @unchecked Sendable {
-    // @unchecked: the mutable state is behind `state`'s lock; the rest is immutable.
-
+final class StubWebSocketServerConnection: Sendable {
     private struct State {
         var handshake = Data()
         var isOpen = false
@@ -154,25 +152,15 @@ final class StubWebSocketServerConnection: @unchecked Sendable {
 
     // MARK: To the client
 
-    /// Writes a frame as a server does: unmasked.
+    /// Writes a frame as a server does: unmasked. A frame the protocol does not allow (a
+    /// control frame over 125 bytes) is not written; `sendRaw` writes broken frames.
     func write(_ opcode: WebSocketFrame.Opcode, _ payload: Data) {
         let closed = state.withLock { $0.isClosed }
-        guard !closed else { return }
-        var header = Data([0x80 | opcode.rawValue])
-        switch payload.count {
-        case ..<126:
-            header.append(UInt8(payload.count))
-        case ..<65536:
-            header.append(126)
-            header.append(UInt8(payload.count >> 8))
-            header.append(UInt8(payload.count & 0xff))
-        default:
-            header.append(127)
-            for shift in stride(from: 56, through: 0, by: -8) {
-                header.append(UInt8((UInt64(payload.count) >> UInt64(shift)) & 0xff))
-            }
-        }
-        client.write(header + payload)
+        guard !closed,
+            let bytes = try? WebSocketFrameEncoder.encode(
+                WebSocketFrame(opcode: opcode, payload: payload), maskingKey: nil)
+        else { return }
+        client.write(bytes)
     }
 
     /// Writes `bytes` as they are.

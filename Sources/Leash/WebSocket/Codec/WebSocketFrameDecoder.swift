@@ -147,14 +147,27 @@ package struct WebSocketFrameDecoder {
         return output
     }
 
-    /// The frame still arriving, once its header is in: its opcode, RSV1, and the payload
-    /// bytes received so far. What a caller checks early (text's UTF-8) before the frame is
-    /// whole; nothing is consumed.
-    package var partialFrame: (opcode: WebSocketFrame.Opcode, rsv1: Bool, payload: Data)? {
+    /// The frame still arriving, once its header is in: its opcode, RSV1, and how many
+    /// payload bytes came so far. What a caller checks early (text's UTF-8, with
+    /// `partialPayload(from:)`) before the frame is whole; nothing is consumed.
+    package var partialFrame: (opcode: WebSocketFrame.Opcode, rsv1: Bool, received: Int)? {
         guard violation == nil else { return nil }
-        if let large { return (large.frame.opcode, large.frame.rsv1, large.frame.payload) }
-        guard buffer.count >= 2 else { return nil }
+        if let large { return (large.frame.opcode, large.frame.rsv1, large.frame.payload.count) }
+        guard let headerLength = bufferedHeaderLength else { return nil }
         let first = buffer[0]
+        return (WebSocketFrame.Opcode(rawValue: first & 0x0F), first & 0x40 != 0, buffer.count - headerLength)
+    }
+
+    /// The payload bytes of the frame still arriving, from `offset` on (empty without one).
+    package func partialPayload(from offset: Int) -> Data {
+        if let large { return large.frame.payload.dropFirst(offset) }
+        guard let headerLength = bufferedHeaderLength, headerLength + offset < buffer.count else { return Data() }
+        return Data(buffer[(headerLength + offset)...])
+    }
+
+    /// The length of the header at the start of the buffer, once all of it is there.
+    private var bufferedHeaderLength: Int? {
+        guard buffer.count >= 2 else { return nil }
         let second = buffer[1]
         var headerLength = 2
         switch second & 0x7F {
@@ -163,9 +176,7 @@ package struct WebSocketFrameDecoder {
         default: break
         }
         if second & 0x80 != 0 { headerLength += 4 }
-        guard buffer.count >= headerLength else { return nil }
-        // Below `directPayloadSize`: a small copy.
-        return (WebSocketFrame.Opcode(rawValue: first & 0x0F), first & 0x40 != 0, Data(buffer[headerLength...]))
+        return buffer.count >= headerLength ? headerLength : nil
     }
 
     /// What `parseFrame(from:)` found.

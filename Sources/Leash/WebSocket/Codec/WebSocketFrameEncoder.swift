@@ -33,8 +33,9 @@ package struct WebSocketFrameEncoder {
     }
 
     /// Encodes `frame` masked with `maskingKey`: the deterministic core of `encode(_:)`, for
-    /// known-answer tests such as the examples of RFC 6455 §5.7.
-    package static func encode(_ frame: WebSocketFrame, maskingKey: WebSocketFrame.MaskingKey)
+    /// known-answer tests such as the examples of RFC 6455 §5.7. Without a key the frame is
+    /// written unmasked, as a server writes it (`StubTransport`'s scripted server).
+    package static func encode(_ frame: WebSocketFrame, maskingKey: WebSocketFrame.MaskingKey?)
         throws(EncodingError) -> Data
     {
         let opcode = frame.opcode.rawValue
@@ -55,7 +56,7 @@ package struct WebSocketFrameEncoder {
         let extendedLengthSize = length <= 125 ? 0 : length <= 0xFFFF ? 2 : 8
         var output = Data(capacity: 2 + extendedLengthSize + 4 + length)
         output.append(first)
-        let maskBit: UInt8 = 0x80
+        let maskBit: UInt8 = maskingKey == nil ? 0 : 0x80
         switch extendedLengthSize {
         case 0:
             output.append(maskBit | UInt8(length))
@@ -69,6 +70,10 @@ package struct WebSocketFrameEncoder {
             for shift in stride(from: 56, through: 0, by: -8) {
                 output.append(UInt8((wide >> UInt64(shift)) & 0xFF))
             }
+        }
+        guard let maskingKey else {
+            output.append(frame.payload)
+            return output
         }
         output.append(contentsOf: [maskingKey[0], maskingKey[1], maskingKey[2], maskingKey[3]])
         let payloadStart = output.count

@@ -5,33 +5,21 @@ import Foundation
 #endif
 
 /// An HTTP/1.1 response head read off a connection (the answer to a WebSocket upgrade):
-/// the status and the header fields, in order.
+/// the status and the header fields.
 struct HTTPResponseHead: Sendable {
     /// The status code.
     var statusCode: Int
-    /// The header fields as they came; a name may repeat.
-    var fields: [(name: String, value: String)]
+    /// The header fields, a repeated name's values joined with ", ".
+    var headers: HTTPHeaders
 
-    /// The value of the field `name` (case-insensitive); repeated fields joined with ", ".
+    /// The value of the field `name` (case-insensitive).
     func value(for name: String) -> String? {
-        let values = fields.filter { $0.name.caseInsensitiveCompare(name) == .orderedSame }.map(\.value)
-        return values.isEmpty ? nil : values.joined(separator: ", ")
-    }
-
-    /// The fields as `HTTPHeaders` (repeated names joined with ", ").
-    var headers: HTTPHeaders {
-        var headers = HTTPHeaders()
-        for field in fields { headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value }
-        return headers
+        headers[name]
     }
 
     /// The head as Foundation's response to `url`.
     func httpResponse(url: URL) -> HTTPURLResponse? {
-        var headers: [String: String] = [:]
-        for field in fields {
-            headers[field.name] = headers[field.name].map { $0 + ", " + field.value } ?? field.value
-        }
-        return HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers)
+        HTTPURLResponse(url: url, statusCode: statusCode, httpVersion: "HTTP/1.1", headerFields: headers.dictionary)
     }
 
     /// The longest head accepted: a server that sends more is not answering an upgrade.
@@ -58,15 +46,15 @@ struct HTTPResponseHead: Sendable {
         else {
             throw .invalidResponse(reason: "the server did not answer with HTTP/1.1 (\"\(statusLine.prefix(80))\")")
         }
-        var fields: [(name: String, value: String)] = []
+        var headers = HTTPHeaders()
         for line in lines where !line.isEmpty {
             guard let colon = line.firstIndex(of: ":") else {
                 throw .invalidResponse(reason: "a header line of the server's response has no colon")
             }
             let name = line[..<colon].trimmingCharacters(in: .whitespaces)
             let value = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
-            fields.append((name, value))
+            headers[name] = headers[name].map { $0 + ", " + value } ?? value
         }
-        return (HTTPResponseHead(statusCode: status, fields: fields), end.upperBound - buffer.startIndex)
+        return (HTTPResponseHead(statusCode: status, headers: headers), end.upperBound - buffer.startIndex)
     }
 }

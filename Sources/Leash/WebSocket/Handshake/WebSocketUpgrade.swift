@@ -17,9 +17,7 @@ import Rx
 /// connection) and validation ends the execution with `unacceptableStatusCode`.
 ///
 /// One per connect of a WebSocket: its attempts (retries, redirects) share it.
-final class WebSocketUpgrade: Transport, @unchecked Sendable {
-    // @unchecked: the mutable state is behind `state`'s lock; the rest is immutable.
-
+final class WebSocketUpgrade: Transport, Sendable {
     /// An upgraded connection, ready for frames.
     struct Established: Sendable {
         /// The connection.
@@ -100,9 +98,7 @@ final class WebSocketUpgrade: Transport, @unchecked Sendable {
 /// One attempt's connection until it is upgraded or answered: connects, writes the
 /// request, reads the head (and a refusal's body). Disposing closes the connection, unless
 /// it was handed over.
-private final class HandshakeConnection: Disposable, @unchecked Sendable {
-    // @unchecked: the mutable state is behind `state`'s lock; the rest is immutable.
-
+private final class HandshakeConnection: Disposable, Sendable {
     private struct State {
         var connecting: Disposable?
         var stream: (any WebSocketByteStream)?

@@ -195,12 +195,12 @@ final class WebSocketConnection: @unchecked Sendable {
             }
             reader.partialText = (validator, 0)
         }
-        guard var text = reader.partialText, partial.payload.count > text.checked else { return }
-        let new = partial.payload.dropFirst(text.checked)
-        if let offset = text.validator.validate(new) {
+        guard var text = reader.partialText, partial.received > text.checked else { return }
+        // Only what arrived since the last check is copied and checked.
+        if let offset = text.validator.validate(reader.decoder.partialPayload(from: text.checked)) {
             return violated(.invalidUTF8(atOffset: text.checked + offset))
         }
-        text.checked = partial.payload.count
+        text.checked = partial.received
         reader.partialText = text
     }
 

@@ -15,7 +15,8 @@ import Rx
 /// `DeliveryLine`: one at a time, in order, nothing after the end or a dispose.
 final class WebSocketRun: Disposable, ManagedExecution, WebSocketConnectionListener, @unchecked Sendable {
     // @unchecked: the mutable state is behind `state`'s lock, the observer behind the line's
-    // delivering role; the rest is immutable.
+    // delivering role; `endpoint` (the app's, not `Sendable`) is only read; the rest is
+    // immutable.
 
     private struct State {
         var isOver = false
