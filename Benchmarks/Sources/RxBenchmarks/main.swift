@@ -26,17 +26,20 @@ struct Row {
     let floor: Double
 }
 
-// `--only NAME` runs one scenario, Leash only (for profiling).
-let only: String? = arguments.firstIndex(of: "--only").flatMap {
-    arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil
+// `--only NAME` runs one scenario, Leash only (for profiling), 20 times after the warm-up or
+// `--repetitions N` times (1 keeps a callgrind run short).
+func argument(after flag: String) -> String? {
+    arguments.firstIndex(of: flag).flatMap { arguments.indices.contains($0 + 1) ? arguments[$0 + 1] : nil }
 }
+let only = argument(after: "--only")
+let onlyRepetitions = argument(after: "--repetitions").flatMap { Int($0) } ?? 20
 
 func run(_ name: String, expect: Checksum, leash: () -> Checksum, openCombine: (() -> Checksum)?, floor: () -> Checksum)
     -> Row?
 {
     if let only {
         guard only == name else { return nil }
-        let time = measure("\(name)/leash", repetitions: 20, expect: expect, leash)
+        let time = measure("\(name)/leash", repetitions: onlyRepetitions, expect: expect, leash)
         print("\(name): \(time) s")
         return nil
     }

@@ -15,11 +15,34 @@ extension ObservableType {
         onCompleted: (() -> Void)? = nil,
         onDisposed: (() -> Void)? = nil
     ) -> Disposable {
-        let sink = SubscribeSink<Element>(
-            onNext: onNext, onError: Hooks.subscriptionErrorHandler(onError), onCompleted: onCompleted,
-            onDisposed: onDisposed)
+        let sink = SubscribeSink(onDisposed: onDisposed)
+        let onError = Hooks.subscriptionErrorHandler(onError)
+        // The handlers are captured by the observer, not stored in the sink: the upstream
+        // holds the observer and lets go of it once the subscription ends, which releases
+        // the handlers (and what they capture) even while the app still holds the
+        // returned disposable. Captured constants are also read without a retain and
+        // release per event, where a stored, clearable property is not.
+        let observer = AnyObserver<Element> { event in
+            switch event {
+            case .next(let element):
+                if !sink.isDisposed { onNext?(element) }
+            case .error(let error):
+                let previous = sink.state.fetchOr(1)
+                guard previous & 1 == 0 else { return }
+                if let onError {
+                    onError(error)
+                } else {
+                    Hooks.defaultErrorHandler([], error)
+                }
+                sink.finishDisposal(previousState: previous)
+            case .completed:
+                let previous = sink.state.fetchOr(1)
+                guard previous & 1 == 0 else { return }
+                onCompleted?()
+                sink.finishDisposal(previousState: previous)
+            }
+        }
         let source = asObservable()
-        let observer = AnyObserver<Element> { sink.on($0) }
         if CurrentThreadScheduler.isScheduleRequired {
             CurrentThreadScheduler.runTrampolined { sink.attach(source.run(observer)) }
         } else {
@@ -65,67 +88,21 @@ extension ObservableType {
     }
 }
 
-/// The end of a `subscribe(onNext:…)` chain: calls the user's handlers.
+/// The subscription a `subscribe(onNext:…)` returns: the disposed flag, the upstream, and
+/// `onDisposed` (immutable, since `dispose()` may run on any thread).
 ///
-/// The element handlers are released as soon as a terminal event has been handled, so
-/// that a finished subscription which the app still holds (in a bag, or in an object its
-/// handlers capture) does not keep them, and what they capture, alive. Only the event
-/// path touches them, and events are serial, so no lock is needed; `onDisposed` is
-/// immutable because `dispose()` may run on any thread.
+/// The element handlers are not here but in the observer handed upstream (see
+/// `subscribe(onNext:onError:onCompleted:onDisposed:)`), so a finished subscription that
+/// the app still holds (in a bag, or in an object its handlers capture) does not keep
+/// them, and what they capture, alive.
 @usableFromInline
-final class SubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
-    @usableFromInline
-    struct Handlers {
-        @usableFromInline let onNext: ((Element) -> Void)?
-        @usableFromInline let onError: ((Swift.Error) -> Void)?
-        @usableFromInline let onCompleted: (() -> Void)?
-
-        @inlinable
-        init(onNext: ((Element) -> Void)?, onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?) {
-            self.onNext = onNext
-            self.onError = onError
-            self.onCompleted = onCompleted
-        }
-    }
-
-    // Read and cleared only on the (serial) event path; see the type's comment.
-    @exclusivity(unchecked) @usableFromInline var handlers: Handlers?
+final class SubscribeSink: SubscriptionCore, @unchecked Sendable {
     @usableFromInline let onDisposed: (() -> Void)?
 
     @inlinable
-    init(
-        onNext: ((Element) -> Void)?, onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?,
-        onDisposed: (() -> Void)?
-    ) {
-        self.handlers = Handlers(onNext: onNext, onError: onError, onCompleted: onCompleted)
+    init(onDisposed: (() -> Void)?) {
         self.onDisposed = onDisposed
         super.init()
-    }
-
-    @inlinable
-    func on(_ event: Event<Element>) {
-        switch event {
-        case .next(let element):
-            if state.load() & 1 == 0 { handlers?.onNext?(element) }
-        case .error(let error):
-            let previous = state.fetchOr(1)
-            guard previous & 1 == 0 else { return }
-            let handlers = self.handlers
-            self.handlers = nil
-            if let onError = handlers?.onError {
-                onError(error)
-            } else {
-                Hooks.defaultErrorHandler([], error)
-            }
-            finishDisposal(previousState: previous)
-        case .completed:
-            let previous = state.fetchOr(1)
-            guard previous & 1 == 0 else { return }
-            let handlers = self.handlers
-            self.handlers = nil
-            handlers?.onCompleted?()
-            finishDisposal(previousState: previous)
-        }
     }
 
     @usableFromInline

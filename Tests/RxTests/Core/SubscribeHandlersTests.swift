@@ -49,6 +49,54 @@ final class SubscribeHandlersTests: RxTestCase {
         XCTAssertEqual(xs.subscriptions, [Subscription(200, 250)])
     }
 
+    /// The handlers (and what they capture) are released when the sequence ends or the
+    /// subscription is disposed, although the app still holds the returned disposable:
+    /// the pattern that otherwise makes a cycle through a dispose bag.
+    func testSubscribe_releasesTheHandlersAtTheEnd_whileTheDisposableIsStillHeld() {
+        for ending in ["completed", "error", "disposed"] {
+            let subject = PublishSubject<Int>()
+            weak var weakCaptured: Owner?
+            var subscription: Disposable?
+            do {
+                let captured = Owner()
+                weakCaptured = captured
+                subscription = subject.subscribe(
+                    onNext: { _ in _ = captured }, onError: { _ in _ = captured },
+                    onCompleted: { _ = captured })
+            }
+            subject.onNext(1)
+            XCTAssertNotNil(weakCaptured, ending)
+            switch ending {
+            case "completed": subject.onCompleted()
+            case "error": subject.onError(testError)
+            default: subscription?.dispose()
+            }
+            XCTAssertNil(weakCaptured, "after \(ending)")
+            withExtendedLifetime(subscription) {}
+        }
+    }
+
+    /// A handler that ends its own subscription mid-delivery (re-entrantly, through the
+    /// subject) keeps running to its end, and nothing arrives after.
+    func testSubscribe_aHandlerThatCompletesItsSourceMidDelivery_finishesAndGetsNothingMore() {
+        let subject = PublishSubject<Int>()
+        var calls: [String] = []
+        do {
+            let captured = Owner()
+            _ = subject.subscribe(
+                onNext: { value in
+                    calls.append("begin \(value)")
+                    subject.onCompleted()
+                    subject.onNext(value + 1)
+                    calls.append("end \(value) \(captured.log.count)")
+                },
+                onCompleted: { calls.append("completed") })
+        }
+        subject.onNext(1)
+        subject.onNext(3)
+        XCTAssertEqual(calls, ["begin 1", "completed", "end 1 0"])
+    }
+
     func testSubscribeEventClosure_receivesEveryEvent() {
         var events: [Event<Int>] = []
         _ = Observable.of(1, 2).subscribe { events.append($0) }
