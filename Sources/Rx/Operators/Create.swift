@@ -12,6 +12,7 @@ extension ObservableType {
     ///     return Disposables.create()
     /// }
     /// ```
+    @inlinable
     public static func create(_ subscribe: @escaping @Sendable (AnyObserver<Element>) -> Disposable)
         -> Observable<Element>
     {
@@ -24,8 +25,13 @@ extension ObservableType {
 }
 
 /// Guards the observer handed to user code in `Observable.create`.
+///
+/// Inlinable, like `create`, so that the modules that create observables (Leash's
+/// executions and streams) specialise it: unspecialised, each event cost a generic
+/// metadata look-up and a value-witness copy.
 @usableFromInline
 final class CreateSink<Element>: Sink<Element>, @unchecked Sendable {
+    @inlinable
     func on(_ event: Event<Element>) {
         switch event {
         case .next: forward(event)
