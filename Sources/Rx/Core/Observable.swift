@@ -94,12 +94,6 @@ final class JustProducer<Element>: Observable<Element>, @unchecked Sendable {
 
     @inlinable
     override func run(_ observer: AnyObserver<Element>) -> Disposable {
-        emit(to: observer)
-    }
-
-    /// What `run` does; callers that know the class call it specialised.
-    @inlinable
-    func emit(to observer: AnyObserver<Element>) -> Disposable {
         observer.on(.next(element))
         observer.on(.completed)
         return NopDisposable.instance

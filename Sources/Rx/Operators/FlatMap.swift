@@ -386,7 +386,7 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
             // An inner sequence that sends after completing must neither reach downstream nor
             // be counted as finished twice: `innerOn` checks, under the lock it takes anyway,
             // that the sequence is still running (no gate object per inner sequence).
-            let subscription = subscribe(inner, observer: AnyObserver { self.innerOn($0, id: innerID) })
+            let subscription = subscribe(inner, id: innerID)
             // Filled under the lock, acted on after it; a local the closure writes to, rather
             // than a returned value, keeps the copies out of generic code.
             var step = FlatMapStep<Inner>()
@@ -409,23 +409,30 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
         }
     }
 
-    /// Subscribes `observer` to `inner` exactly as `Observable.subscribe` does (on the
-    /// current-thread trampoline if none runs), but through the non-generic `run`: the generic
-    /// class method cannot be specialised in client code, and its unspecialised path looks up
-    /// generic metadata for every inner sequence.
+    /// Subscribes to `inner` exactly as `Observable.subscribe` does (on the current-thread
+    /// trampoline if none runs), but through the non-generic `run`: the generic class method
+    /// cannot be specialised in client code, and its unspecialised path looks up generic
+    /// metadata for every inner sequence.
     @inlinable
-    func subscribe(_ inner: Inner, observer: AnyObserver<Output>) -> Disposable {
+    func subscribe(_ inner: Inner, id: Int) -> Disposable {
         let observable = inner.asObservable()
-        // `flatMap { .just($0) }` (and `catch`-like fallbacks) are common enough that the
-        // unspecialised `JustProducer.run` shows in profiles: recognised by its exact
-        // class (one pointer comparison), its work is done here, specialised.
+        // `flatMap { .just($0) }` (and `catch`-like fallbacks) are common enough to be worth
+        // their own path: recognised by its exact class (one pointer comparison), a `just`
+        // is played here, specialised, with no observer built for it.
         if type(of: observable) == JustProducer<Output>.self {
-            let just = unsafeDowncast(observable, to: JustProducer<Output>.self)
-            if CurrentThreadScheduler.isScheduleRequired {
-                return CurrentThreadScheduler.runTrampolined { just.emit(to: observer) }
+            let element = unsafeDowncast(observable, to: JustProducer<Output>.self).element
+            let play = {
+                self.innerOn(.next(element), id: id)
+                self.innerOn(.completed, id: id)
             }
-            return just.emit(to: observer)
+            if CurrentThreadScheduler.isScheduleRequired {
+                CurrentThreadScheduler.runTrampolined(play)
+            } else {
+                play()
+            }
+            return NopDisposable.instance
         }
+        let observer = AnyObserver { self.innerOn($0, id: id) }
         if CurrentThreadScheduler.isScheduleRequired {
             return CurrentThreadScheduler.runTrampolined { observable.run(observer) }
         }

@@ -20,6 +20,56 @@ final class FlatMapTests: RxTestCase {
         XCTAssertEqual(inners[1].subscriptions, [Subscription(260, 290)])
     }
 
+    /// An inner `just` takes a path of its own (played without subscribing); it must
+    /// behave exactly as any other inner sequence that emits one element while subscribed: the same order against work
+    /// scheduled on the current-thread trampoline from inside the handlers, the same
+    /// re-entrant sends, and disposal from inside a handler.
+    func testFlatMap_anInnerJustBehavesAsAnyOtherOneElementSequence() {
+        func run(_ inner: @escaping @Sendable (Int) -> Observable<Int>) -> [String] {
+            let log = LogBox()
+            let subject = PublishSubject<Int>()
+            var subscription: Disposable?
+            subscription = subject.flatMap(inner).subscribe(
+                onNext: { value in
+                    log.append("next \(value)")
+                    _ = CurrentThreadScheduler.instance.schedule(value) { value in
+                        log.append("scheduled after \(value)")
+                        return Disposables.create()
+                    }
+                    if value == 2 { subject.onNext(3) }
+                    if value == 4 { subscription?.dispose() }
+                },
+                onCompleted: { log.append("completed") },
+                onDisposed: { log.append("disposed") })
+            _ = CurrentThreadScheduler.instance.schedule(()) { _ in
+                subject.onNext(1)
+                subject.onNext(2)
+                log.append("outer action ends")
+                return Disposables.create()
+            }
+            subject.onNext(4)
+            subject.onNext(5)
+            return log.entries
+        }
+        let viaJust = run { Observable.just($0) }
+        // The same sequence through the general path: emitting while subscribed, as `just`
+        // does (`of` would emit on the current-thread scheduler, later).
+        let viaCreate = run { value in
+            Observable.create { observer in
+                observer.onNext(value)
+                observer.onCompleted()
+                return Disposables.create()
+            }
+        }
+        XCTAssertEqual(viaJust, viaCreate)
+        XCTAssertEqual(
+            viaJust,
+            [
+                "next 1", "next 2", "next 3", "outer action ends", "scheduled after 1", "scheduled after 2",
+                "scheduled after 3", "next 4", "disposed", "scheduled after 4",
+            ])
+    }
+
     func testFlatMap_completesWithSourceWhenInnersCompletedBefore() {
         let scheduler = TestScheduler(initialClock: 0)
         let inner = scheduler.createColdObservable([.next(10, 1), .completed(20)])
@@ -231,4 +281,10 @@ final class FlatMapTests: RxTestCase {
         XCTAssertEqual(probe.maximumInside, 1)
         subscription.dispose()
     }
+}
+
+/// A log the handlers of one test append to.
+private final class LogBox: @unchecked Sendable {
+    var entries: [String] = []
+    func append(_ entry: String) { entries.append(entry) }
 }
