@@ -5,12 +5,18 @@
 /// out). Only the thread that sets the disposed bit while the attached bit is set (or
 /// the attaching thread, if the disposed bit came first) touches `upstream` afterwards,
 /// so the atomic read-modify-writes order every access to it.
+///
+/// The upstream is kept as one class reference: nearly every upstream is another
+/// subscription object (a sink, a subject's subscription), and a `Disposable?`
+/// existential would take 40 bytes per object and value-witness calls to copy, test and
+/// destroy. Other disposables are boxed when attached (`DisposableBox`); the do-nothing one
+/// is not kept at all.
 @usableFromInline
 class SubscriptionCore: RxResource, Cancelable, @unchecked Sendable {
     @usableFromInline let state = AtomicInt(0)
     // Accesses are ordered by the atomic protocol above, so dynamic exclusivity checks
     // would only cost time on every subscription.
-    @exclusivity(unchecked) @usableFromInline var upstream: Disposable?
+    @exclusivity(unchecked) @usableFromInline var upstream: SubscriptionCore?
 
     @inlinable
     override init() {
@@ -25,11 +31,27 @@ class SubscriptionCore: RxResource, Cancelable, @unchecked Sendable {
     /// disposed.
     @inlinable
     final func attach(_ disposable: Disposable) {
-        upstream = disposable
+        // A class-to-class cast (no existential one): only `SubscriptionCore` is meant to
+        // return an object, but a disposable outside Rx that does is simply boxed.
+        if let core = disposable._rxSubscription as? SubscriptionCore {
+            attachCore(core)
+        } else if type(of: disposable) != NopDisposable.self {
+            attachCore(DisposableBox(disposable))
+        }
+    }
+
+    /// This object: it is one of Rx's own subscription objects.
+    @inlinable
+    final var _rxSubscription: AnyObject? { self }
+
+    /// `attach` for an upstream known to be a subscription object.
+    @inlinable
+    final func attachCore(_ core: SubscriptionCore) {
+        upstream = core
         let previous = state.fetchOr(2)
         if previous & 1 != 0 {
             upstream = nil
-            disposable.dispose()
+            core.dispose()
         }
     }
 
@@ -56,6 +78,24 @@ class SubscriptionCore: RxResource, Cancelable, @unchecked Sendable {
     /// resources here.
     @usableFromInline
     func didDispose() {}
+}
+
+/// An upstream disposable that is not a subscription object, kept by `SubscriptionCore`.
+@usableFromInline
+final class DisposableBox: SubscriptionCore, @unchecked Sendable {
+    // Sendable: immutable; disposed once, by `SubscriptionCore`'s protocol.
+    @usableFromInline let wrapped: Disposable
+
+    @inlinable
+    init(_ wrapped: Disposable) {
+        self.wrapped = wrapped
+        super.init()
+    }
+
+    @usableFromInline
+    override func didDispose() {
+        wrapped.dispose()
+    }
 }
 
 /// A per-subscription operator object that forwards events downstream.

@@ -5,6 +5,18 @@
 public protocol Disposable: Sendable {
     /// Releases the resource.
     func dispose()
+
+    /// Rx's own subscription objects return themselves here, so that an operator keeps
+    /// its upstream as one class reference, found without a dynamic cast; every other
+    /// disposable keeps the default, `nil`. An implementation detail of `Rx`, like the
+    /// standard library's underscored requirements: do not implement it.
+    var _rxSubscription: AnyObject? { get }
+}
+
+extension Disposable {
+    /// `nil`: not one of Rx's own subscription objects.
+    @inlinable
+    public var _rxSubscription: AnyObject? { nil }
 }
 
 /// A disposable that can tell whether it has been disposed.

@@ -102,12 +102,11 @@ extension PublishSubject: KeyedUnsubscribing {}
 
 /// One observer's subscription to a subject; disposing it removes the observer.
 @usableFromInline
-final class SubjectSubscription: RxResource, Disposable, @unchecked Sendable {
-    // Sendable: immutable but for the atomic flag. The owner is weak, as in RxSwift: a
+final class SubjectSubscription: SubscriptionCore, @unchecked Sendable {
+    // Sendable: immutable but for the disposal state. The owner is weak, as in RxSwift: a
     // subscription never disposed must not keep a dropped subject and its observers alive.
     @usableFromInline weak var owner: (any KeyedUnsubscribing)?
     @usableFromInline let key: Int
-    @usableFromInline let disposed = AtomicInt(0)
 
     @inlinable
     init(owner: KeyedUnsubscribing, key: Int) {
@@ -117,9 +116,7 @@ final class SubjectSubscription: RxResource, Disposable, @unchecked Sendable {
     }
 
     @usableFromInline
-    func dispose() {
-        if disposed.exchange(1) == 0 {
-            owner?.unsubscribe(key: key)
-        }
+    override func didDispose() {
+        owner?.unsubscribe(key: key)
     }
 }
