@@ -15,31 +15,21 @@ extension ObservableType {
         onCompleted: (() -> Void)? = nil,
         onDisposed: (() -> Void)? = nil
     ) -> Disposable {
-        let sink = SubscribeSink(onDisposed: onDisposed)
         let onError = Hooks.subscriptionErrorHandler(onError)
-        // The handlers are captured by the observer, not stored in the sink: the upstream
-        // holds the observer and lets go of it once the subscription ends, which releases
-        // the handlers (and what they capture) even while the app still holds the
-        // returned disposable. Captured constants are also read without a retain and
-        // release per event, where a stored, clearable property is not.
+        let sink = SubscribeSink(onError: onError, onCompleted: onCompleted, onDisposed: onDisposed)
+        // `onNext` is captured by the observer, not stored in the sink: the upstream holds
+        // the observer and lets go of it once the subscription ends, which releases the
+        // handler (and what it captures) even while the app still holds the returned
+        // disposable. A captured constant is also read without a retain and release per
+        // element, where a stored, clearable property is not.
         let observer = AnyObserver<Element> { event in
             switch event {
             case .next(let element):
                 if !sink.isDisposed { onNext?(element) }
             case .error(let error):
-                let previous = sink.state.fetchOr(1)
-                guard previous & 1 == 0 else { return }
-                if let onError {
-                    onError(error)
-                } else {
-                    Hooks.defaultErrorHandler([], error)
-                }
-                sink.finishDisposal(previousState: previous)
+                sink.terminate(with: error)
             case .completed:
-                let previous = sink.state.fetchOr(1)
-                guard previous & 1 == 0 else { return }
-                onCompleted?()
-                sink.finishDisposal(previousState: previous)
+                sink.terminate(with: nil)
             }
         }
         let source = asObservable()
@@ -89,24 +79,77 @@ extension ObservableType {
 }
 
 /// The subscription a `subscribe(onNext:…)` returns: the disposed flag, the upstream, and
-/// `onDisposed` (immutable, since `dispose()` may run on any thread).
+/// the terminal handlers.
 ///
-/// The element handlers are not here but in the observer handed upstream (see
-/// `subscribe(onNext:onError:onCompleted:onDisposed:)`), so a finished subscription that
-/// the app still holds (in a bag, or in an object its handlers capture) does not keep
-/// them, and what they capture, alive.
+/// `onNext` is not here but in the observer handed upstream (see
+/// `subscribe(onNext:onError:onCompleted:onDisposed:)`). The other three handlers, only
+/// read once, live in a `SubscribeTerminalHandlers` allocated only when one is given (a
+/// bare `subscribe(onNext:)` is the common case); the error and completion handlers are
+/// released by the terminal event, so that a finished subscription the app still holds
+/// (in a bag, or in an object its handlers capture) does not keep them, and what they
+/// capture, alive; `dispose()` releases all three.
 @usableFromInline
 final class SubscribeSink: SubscriptionCore, @unchecked Sendable {
-    @usableFromInline let onDisposed: (() -> Void)?
+    // Only the thread that sets the disposed bit (a terminal event, or `dispose()`) reads
+    // and clears the handlers: see `terminate(with:)` and `didDispose()`.
+    @usableFromInline let handlers: SubscribeTerminalHandlers?
 
     @inlinable
-    init(onDisposed: (() -> Void)?) {
-        self.onDisposed = onDisposed
+    init(onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?, onDisposed: (() -> Void)?) {
+        if onError == nil && onCompleted == nil && onDisposed == nil {
+            handlers = nil
+        } else {
+            handlers = SubscribeTerminalHandlers(onError: onError, onCompleted: onCompleted, onDisposed: onDisposed)
+        }
         super.init()
+    }
+
+    /// Handles the terminal event (an error, or completion when `error` is nil): the
+    /// first one runs its handler and disposes the subscription; later ones, or one after
+    /// `dispose()`, are ignored.
+    @inlinable
+    func terminate(with error: Swift.Error?) {
+        let previous = state.fetchOr(1)
+        guard previous & 1 == 0 else { return }
+        let onError = handlers?.onError
+        let onCompleted = handlers?.onCompleted
+        if let error {
+            if let onError {
+                onError(error)
+            } else {
+                Hooks.defaultErrorHandler([], error)
+            }
+        } else {
+            onCompleted?()
+        }
+        finishDisposal(previousState: previous)
     }
 
     @usableFromInline
     override func didDispose() {
+        // Runs once, on the thread that set the disposed bit, which alone touches the
+        // handlers from then on (the event path reads them only after setting it itself).
+        guard let handlers else { return }
+        handlers.onError = nil
+        handlers.onCompleted = nil
+        let onDisposed = handlers.onDisposed
+        handlers.onDisposed = nil
         onDisposed?()
+    }
+}
+
+/// The handlers of a `subscribe` that only its end reads (see `SubscribeSink`).
+@usableFromInline
+final class SubscribeTerminalHandlers {
+    // Touched only by the thread that disposed the subscription; see `SubscribeSink`.
+    @exclusivity(unchecked) @usableFromInline var onError: ((Swift.Error) -> Void)?
+    @exclusivity(unchecked) @usableFromInline var onCompleted: (() -> Void)?
+    @exclusivity(unchecked) @usableFromInline var onDisposed: (() -> Void)?
+
+    @inlinable
+    init(onError: ((Swift.Error) -> Void)?, onCompleted: (() -> Void)?, onDisposed: (() -> Void)?) {
+        self.onError = onError
+        self.onCompleted = onCompleted
+        self.onDisposed = onDisposed
     }
 }
