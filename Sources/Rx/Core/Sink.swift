@@ -1,22 +1,39 @@
-/// The disposal state shared by every per-subscription object: a disposed flag and the
-/// upstream subscription, which may arrive after the object was already disposed.
+/// The base of Rx's own subscription objects: what an operator keeps as its upstream, as
+/// one class reference disposed through the vtable.
+///
+/// Nearly every upstream is one of these (a sink, a subject's subscription); a
+/// `Disposable?` existential instead would take 40 bytes per object and value-witness
+/// calls to copy, test and destroy. Other disposables are boxed when attached
+/// (`DisposableBox`); the do-nothing one is not kept at all.
+@usableFromInline
+class SubscriptionBase: RxResource, Disposable, @unchecked Sendable {
+    @inlinable
+    override init() {
+        super.init()
+    }
+
+    /// Releases the subscription; overridden by every subclass.
+    @usableFromInline
+    func dispose() {}
+
+    /// This object: it is one of Rx's own subscription objects.
+    @inlinable
+    final var _rxSubscription: AnyObject? { self }
+}
+
+/// The disposal state shared by every per-subscription operator object: a disposed flag
+/// and the upstream subscription, which may arrive after the object was already disposed.
 ///
 /// State bits: 1 = disposed, 2 = upstream attached, 4 = stopped (a terminal event went
 /// out). Only the thread that sets the disposed bit while the attached bit is set (or
 /// the attaching thread, if the disposed bit came first) touches `upstream` afterwards,
 /// so the atomic read-modify-writes order every access to it.
-///
-/// The upstream is kept as one class reference: nearly every upstream is another
-/// subscription object (a sink, a subject's subscription), and a `Disposable?`
-/// existential would take 40 bytes per object and value-witness calls to copy, test and
-/// destroy. Other disposables are boxed when attached (`DisposableBox`); the do-nothing one
-/// is not kept at all.
 @usableFromInline
-class SubscriptionCore: RxResource, Cancelable, @unchecked Sendable {
+class SubscriptionCore: SubscriptionBase, Cancelable, @unchecked Sendable {
     @usableFromInline let state = AtomicInt(0)
     // Accesses are ordered by the atomic protocol above, so dynamic exclusivity checks
     // would only cost time on every subscription.
-    @exclusivity(unchecked) @usableFromInline var upstream: SubscriptionCore?
+    @exclusivity(unchecked) @usableFromInline var upstream: SubscriptionBase?
 
     @inlinable
     override init() {
@@ -31,33 +48,29 @@ class SubscriptionCore: RxResource, Cancelable, @unchecked Sendable {
     /// disposed.
     @inlinable
     final func attach(_ disposable: Disposable) {
-        // A class-to-class cast (no existential one): only `SubscriptionCore` is meant to
+        // A class-to-class cast (no existential one): only `SubscriptionBase` is meant to
         // return an object, but a disposable outside Rx that does is simply boxed.
-        if let core = disposable._rxSubscription as? SubscriptionCore {
-            attachCore(core)
+        if let subscription = disposable._rxSubscription as? SubscriptionBase {
+            attachSubscription(subscription)
         } else if type(of: disposable) != NopDisposable.self {
-            attachCore(DisposableBox(disposable))
+            attachSubscription(DisposableBox(disposable))
         }
     }
 
-    /// This object: it is one of Rx's own subscription objects.
+    /// `attach` for an upstream known to be one of Rx's subscription objects.
     @inlinable
-    final var _rxSubscription: AnyObject? { self }
-
-    /// `attach` for an upstream known to be a subscription object.
-    @inlinable
-    final func attachCore(_ core: SubscriptionCore) {
-        upstream = core
+    final func attachSubscription(_ subscription: SubscriptionBase) {
+        upstream = subscription
         let previous = state.fetchOr(2)
         if previous & 1 != 0 {
             upstream = nil
-            core.dispose()
+            subscription.dispose()
         }
     }
 
     /// Disposes this subscription and its upstream; only the first call acts.
     @inlinable
-    final func dispose() {
+    final override func dispose() {
         let previous = state.fetchOr(1)
         guard previous & 1 == 0 else { return }
         finishDisposal(previousState: previous)
@@ -80,10 +93,11 @@ class SubscriptionCore: RxResource, Cancelable, @unchecked Sendable {
     func didDispose() {}
 }
 
-/// An upstream disposable that is not a subscription object, kept by `SubscriptionCore`.
+/// An upstream disposable that is not one of Rx's subscription objects, as
+/// `SubscriptionCore` keeps it; its owner disposes it once.
 @usableFromInline
-final class DisposableBox: SubscriptionCore, @unchecked Sendable {
-    // Sendable: immutable; disposed once, by `SubscriptionCore`'s protocol.
+final class DisposableBox: SubscriptionBase, @unchecked Sendable {
+    // Sendable: immutable.
     @usableFromInline let wrapped: Disposable
 
     @inlinable
@@ -93,7 +107,7 @@ final class DisposableBox: SubscriptionCore, @unchecked Sendable {
     }
 
     @usableFromInline
-    override func didDispose() {
+    override func dispose() {
         wrapped.dispose()
     }
 }

@@ -102,21 +102,27 @@ extension PublishSubject: KeyedUnsubscribing {}
 
 /// One observer's subscription to a subject; disposing it removes the observer.
 @usableFromInline
-final class SubjectSubscription: SubscriptionCore, @unchecked Sendable {
-    // Sendable: immutable but for the disposal state. The owner is weak, as in RxSwift: a
-    // subscription never disposed must not keep a dropped subject and its observers alive.
+final class SubjectSubscription: SubscriptionBase, @unchecked Sendable {
+    // Sendable: the owner is set once; the key is taken atomically. The owner is weak, as
+    // in RxSwift: a subscription never disposed must not keep a dropped subject and its
+    // observers alive.
     @usableFromInline weak var owner: (any KeyedUnsubscribing)?
-    @usableFromInline let key: Int
+    /// The observer's key in the subject, or -1 once disposed (one word for both keeps
+    /// the object in a smaller allocation).
+    @usableFromInline let key: AtomicInt
 
     @inlinable
     init(owner: KeyedUnsubscribing, key: Int) {
         self.owner = owner
-        self.key = key
+        self.key = AtomicInt(key)
         super.init()
     }
 
     @usableFromInline
-    override func didDispose() {
-        owner?.unsubscribe(key: key)
+    override func dispose() {
+        let key = self.key.exchange(-1)
+        if key >= 0 {
+            owner?.unsubscribe(key: key)
+        }
     }
 }
