@@ -73,13 +73,8 @@ struct ObserverBag<Element> {
     /// Delivers `event` to every observer, in subscription order.
     @inlinable
     func on(_ event: Event<Element>) {
-        // Through the buffer, each observer is borrowed for its call, where iterating
-        // the array copies it out (a retain and release per observer and event). The bag
-        // is a snapshot this call owns, so nothing can free an observer meanwhile.
-        observers.withUnsafeBufferPointer { observers in
-            for index in observers.indices {
-                observers[index]?.on(event)
-            }
+        for observer in observers {
+            observer?.on(event)
         }
     }
 }
