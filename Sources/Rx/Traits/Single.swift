@@ -201,13 +201,17 @@ extension PrimitiveSequenceType where Trait == SingleTrait {
 /// The end of a trait `subscribe(on…:)` chain: calls the user's handlers for the first
 /// event, then disposes the subscription, so that `onDisposed` follows at once.
 ///
-/// Mutable state is the atomic in `SubscriptionCore`; the handlers are only read.
+/// The handlers are released as soon as the subscription ends (its event, or
+/// `dispose()`), as RxSwift releases them: an app that keeps the returned disposable in a
+/// bag owned by the object its handlers capture would otherwise keep that object alive.
+/// Only the thread that sets the disposed bit reads and clears them, so the atomic in
+/// `SubscriptionCore` orders every access.
 @usableFromInline
 final class TraitSubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
-    @usableFromInline let onSuccess: ((Element) -> Void)?
-    @usableFromInline let onFailure: ((Swift.Error) -> Void)?
-    @usableFromInline let onCompleted: (() -> Void)?
-    @usableFromInline let onDisposed: (() -> Void)?
+    @exclusivity(unchecked) @usableFromInline var onSuccess: ((Element) -> Void)?
+    @exclusivity(unchecked) @usableFromInline var onFailure: ((Swift.Error) -> Void)?
+    @exclusivity(unchecked) @usableFromInline var onCompleted: (() -> Void)?
+    @exclusivity(unchecked) @usableFromInline var onDisposed: (() -> Void)?
     /// Whether completing without an element is a failure (`RxError.noElements`), as for
     /// a `Single`, whose grammar it breaks.
     @usableFromInline let requiresElement: Bool
@@ -229,15 +233,20 @@ final class TraitSubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
     func on(_ event: Event<Element>) {
         let previous = state.fetchOr(1)
         guard previous & 1 == 0 else { return }
+        // This thread set the disposed bit: the handlers are its alone (see the type).
         switch event {
         case .next(let element):
+            let onSuccess = self.onSuccess
             onSuccess?(element)
         case .error(let error):
+            let onFailure = self.onFailure
             traitReportUnhandled(error, to: onFailure)
         case .completed:
             if requiresElement {
+                let onFailure = self.onFailure
                 traitReportUnhandled(RxError.noElements, to: onFailure)
             } else {
+                let onCompleted = self.onCompleted
                 onCompleted?()
             }
         }
@@ -246,6 +255,12 @@ final class TraitSubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
 
     @usableFromInline
     override func didDispose() {
+        // Runs once, on the thread that set the disposed bit.
+        onSuccess = nil
+        onFailure = nil
+        onCompleted = nil
+        let onDisposed = self.onDisposed
+        self.onDisposed = nil
         onDisposed?()
     }
 }
