@@ -8,7 +8,8 @@ extension ObservableType {
         let source = asObservable()
         let other = other.asObservable()
         return Observable<Element>.make { observer in
-            let sink = SkipUntilSink(downstream: observer)
+            let delivery = SkipUntilDelivery(observer)
+            let sink = SkipUntilSink(downstream: AnyObserver { delivery.on($0) }, delivery: delivery)
             sink.attach(source.run(AnyObserver { sink.on($0) }))
             sink.otherSubscription.setDisposable(other.run(AnyObserver { sink.onOther($0) }))
             return sink
@@ -31,6 +32,12 @@ final class SkipUntilSink<Element>: Sink<Element>, @unchecked Sendable {
     /// without firing (they never will: what it sends after that is ignored).
     private let isOpen = AtomicInt(0)
     let otherSubscription = SingleAssignmentDisposable()
+    private let delivery: SkipUntilDelivery<Element>
+
+    init(downstream: AnyObserver<Element>, delivery: SkipUntilDelivery<Element>) {
+        self.delivery = delivery
+        super.init(downstream: downstream)
+    }
 
     func on(_ event: Event<Element>) {
         switch event {
@@ -42,7 +49,10 @@ final class SkipUntilSink<Element>: Sink<Element>, @unchecked Sendable {
             if isOpen.load() == 1 {
                 forwardTerminal(event)
             } else {
+                // No terminal event goes out, so downstream keeps this sink as its upstream:
+                // let go of downstream, or the two keep each other alive.
                 dispose()
+                delivery.release()
             }
         }
     }
@@ -64,5 +74,30 @@ final class SkipUntilSink<Element>: Sink<Element>, @unchecked Sendable {
 
     override func didDispose() {
         otherSubscription.dispose()
+    }
+}
+
+/// Where a `skip(until:)` sink delivers: downstream, until the subscription ends without a
+/// terminal event (the source completed before `other` fired, as in RxSwift).
+///
+/// Downstream holds the sink as its upstream until it is disposed or receives a terminal
+/// event. A subscription that ends silently sends none, so the sink drops downstream here
+/// instead; otherwise the two would keep each other alive once the caller dropped the
+/// disposable (`_ = source.skip(until: other).subscribe()`).
+final class SkipUntilDelivery<Element>: @unchecked Sendable {
+    // Sendable: the observer is behind the lock.
+    private let observer: LockedState<AnyObserver<Element>?>
+
+    init(_ observer: AnyObserver<Element>) {
+        self.observer = LockedState(observer)
+    }
+
+    func on(_ event: Event<Element>) {
+        observer.withLock { $0 }?.on(event)
+    }
+
+    /// Drops downstream; nothing is delivered afterwards.
+    func release() {
+        observer.withLock { $0 = nil }
     }
 }

@@ -122,6 +122,31 @@ final class SkipUntilTests: RxTestCase {
         XCTAssertTrue(completed)
     }
 
+    // A source that completes before `other` fires ends the subscription without an event
+    // (RxSwift's semantics), so the subscriber never learns it is over and keeps the sink
+    // as its upstream: the sink must let go of the subscriber, or the two keep each other
+    // alive once the caller drops the disposable (RxTestCase's leak check fails then).
+    func testSkipUntil_sourceCompletingWhileSubscribingReleasesTheSubscription() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let other: TestableObservable<Int> = scheduler.createColdObservable([.next(100, 1)])
+        var events: [Event<Int>] = []
+        _ = Observable.just(1).skip(until: other).subscribe { events.append($0) }
+        XCTAssertEqual(events, [])
+        XCTAssertEqual(other.subscriptions, [Subscription(0, 0)])
+    }
+
+    func testSkipUntil_sourceCompletingBeforeOtherFiresReleasesTheSubscription() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let l = makeSource(scheduler)
+        let r = scheduler.createHotObservable([.next(150, 1), .next(300, 2)])
+        var events: [Event<Int>] = []
+        scheduler.scheduleAt(200) { _ = l.skip(until: r).subscribe { events.append($0) } }
+        scheduler.start()
+        XCTAssertEqual(events, [])
+        XCTAssertEqual(l.subscriptions, [Subscription(200, 250)])
+        XCTAssertEqual(r.subscriptions, [Subscription(200, 250)])
+    }
+
     @available(*, deprecated)
     func testSkipUntilDeprecated_isSkipUntil() {
         let scheduler = TestScheduler(initialClock: 0)
