@@ -33,11 +33,14 @@ extension ObservableType {
     /// Emits the elements of each sequence of `collection` in turn: the next sequence is
     /// subscribed when the previous one completes.
     ///
-    /// Completes after the last source completes (at once if there is none); an error from
-    /// a source ends the sequence.
+    /// `collection` is iterated by each subscription, one step per completed source, as in
+    /// RxSwift: a lazy collection builds each source only when its turn comes (so a source
+    /// may itself be a `concat` of a collection built the same way, without end). Completes
+    /// after the last source completes (at once if there is none); an error from a source
+    /// ends the sequence.
     public static func concat<Collection: Swift.Collection>(_ collection: Collection) -> Observable<Element>
     where Collection.Element == Observable<Element> {
-        concatArray(Array(collection))
+        concatCollection(collection)
     }
 
     /// Emits the elements of each of `sources` in turn: the next one is subscribed when the
@@ -56,6 +59,19 @@ private func concatArray<Element>(_ sources: [Observable<Element>]) -> Observabl
         sink.moveNext()
         return sink
     }
+}
+
+private func concatCollection<Sources: Collection, Element>(_ sources: Sources) -> Observable<Element>
+where Sources.Element == Observable<Element> {
+    // A fresh iterator per subscription, of the collection's own type (an array's is the
+    // same as `concatArray`'s). The collection is the caller's value, read by each
+    // subscription's iterator under its moving role, hence the box.
+    let subscribe = UncheckedSendable({ (observer: AnyObserver<Element>) -> Disposable in
+        let sink = ConcatSink(iterator: sources.makeIterator(), downstream: observer)
+        sink.moveNext()
+        return sink
+    })
+    return Observable<Element>.make { subscribe.value($0) }
 }
 
 private func concatSequence<Sources: Sequence, Element>(_ sources: Sources) -> Observable<Element>

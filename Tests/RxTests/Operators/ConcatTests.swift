@@ -113,6 +113,31 @@ final class ConcatTests: RxTestCase {
         subscription.dispose()
     }
 
+    func testConcat_lazyCollectionBuildsEachSourceOnlyWhenItsTurnComes() {
+        let scheduler = TestScheduler(initialClock: 0)
+        var built: [Int] = []
+        let sources = (0..<3).lazy.map { index -> Observable<Int> in
+            built.append(index)
+            return scheduler.createColdObservable([.next(10, index * 10), .completed(20)]).asObservable()
+        }
+        let concatenated = Observable.concat(sources)
+        XCTAssertEqual(built, [])
+        scheduler.scheduleAt(225) { XCTAssertEqual(built, [0, 1]) }
+        let res = scheduler.start { concatenated }
+        XCTAssertEqual(res.events, [.next(210, 0), .next(230, 10), .next(250, 20), .completed(260)])
+        XCTAssertEqual(built, [0, 1, 2])
+    }
+
+    func testConcat_lazyCollectionWhoseLastSourceIsAnotherSuchConcatHasNoEnd() {
+        let scheduler = TestScheduler(initialClock: 0)
+        func counting(from first: Int) -> Observable<Int> {
+            let head = scheduler.createColdObservable([.next(10, first), .completed(10)]).asObservable()
+            return Observable.concat([false, true].lazy.map { isTail in isTail ? counting(from: first + 1) : head })
+        }
+        let res = scheduler.start { counting(from: 1).take(3) }
+        XCTAssertEqual(res.events, [.next(210, 1), .next(220, 2), .next(230, 3), .completed(230)])
+    }
+
     func testConcat_manySynchronousSourcesRunInALoopNotByRecursion() {
         let count = 100_000
         var sum = 0
