@@ -16,6 +16,14 @@ public enum Resources {
     /// The number of live `Rx` resources.
     public static var total: Int32 { Int32(truncatingIfNeeded: resourceCount.load()) }
 
+    /// The number of live observables made by `observe(on:)` with a
+    /// `SerialDispatchQueueScheduler` (`MainScheduler` included), as RxSwift counts them for
+    /// its tests: one per `observe(on:)` call, from the call until the observable is freed,
+    /// however many times it is subscribed. 0 in release builds, which do not count.
+    public static var numberOfSerialDispatchQueueObservables: Int32 {
+        Int32(truncatingIfNeeded: serialDispatchQueueObservableCount.load())
+    }
+
     /// Counts a new resource. Custom operators may use this to take part in leak checks.
     ///
     /// - Returns: The new count, as RxSwift does (0 in release builds, which do not count).
@@ -44,6 +52,30 @@ public enum Resources {
 }
 
 @usableFromInline let resourceCount = AtomicInt(0)
+
+let serialDispatchQueueObservableCount = AtomicInt(0)
+
+/// Held by an observable of `observe(on:)` on a serial dispatch queue scheduler: it counts
+/// in `Resources.numberOfSerialDispatchQueueObservables` for as long as the observable lives.
+final class SerialDispatchQueueObservableCounter: Sendable {
+    /// A counter when `scheduler` is a `SerialDispatchQueueScheduler` and resources are
+    /// traced (debug builds); nil otherwise.
+    static func counting(for scheduler: ImmediateSchedulerType) -> SerialDispatchQueueObservableCounter? {
+        #if TRACE_RESOURCES
+            return scheduler is SerialDispatchQueueScheduler ? SerialDispatchQueueObservableCounter() : nil
+        #else
+            return nil
+        #endif
+    }
+
+    private init() {
+        _ = serialDispatchQueueObservableCount.add(1)
+    }
+
+    deinit {
+        _ = serialDispatchQueueObservableCount.add(-1)
+    }
+}
 
 /// Base class of every per-subscription object: it keeps `Resources.total` honest.
 ///

@@ -12,7 +12,9 @@ extension ObservableType {
     /// - Returns: The source, observed on `scheduler`.
     public func observe(on scheduler: ImmediateSchedulerType) -> Observable<Element> {
         let source = asObservable()
+        let counter = SerialDispatchQueueObservableCounter.counting(for: scheduler)
         return Observable<Element>.make { observer in
+            withExtendedLifetime(counter) {}
             let sink = ObserveOnSink(scheduler: scheduler, downstream: observer)
             sink.attach(source.run(AnyObserver { sink.on($0) }))
             return sink

@@ -3,8 +3,10 @@ extension PrimitiveSequence {
     /// step. The source subscription ends when the terminal event has been delivered.
     public func observe(on scheduler: ImmediateSchedulerType) -> PrimitiveSequence<Trait, Element> {
         let source = self.source
+        let counter = SerialDispatchQueueObservableCounter.counting(for: scheduler)
         return PrimitiveSequence(
             raw: Observable<Element>.make { observer in
+                withExtendedLifetime(counter) {}
                 let sink = TraitObserveOnSink(scheduler: scheduler, downstream: observer)
                 sink.attach(source.run(AnyObserver { sink.on($0) }))
                 return sink

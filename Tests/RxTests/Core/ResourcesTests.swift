@@ -22,4 +22,25 @@ final class ResourcesTests: RxTestCase {
         Resources.decrementTotal()
         XCTAssertEqual(Resources.total, before)
     }
+
+    func testNumberOfSerialDispatchQueueObservables_countsEachObserveOnASerialQueueWhileItLives() {
+        let before = Resources.numberOfSerialDispatchQueueObservables
+        do {
+            let serial = SerialDispatchQueueScheduler(internalSerialQueueName: "ResourcesTests")
+            let onSerial = Observable.just(1).observe(on: serial)
+            let onMain = Observable.just(2).observe(on: MainScheduler.instance)
+            let single = Single.just(3).observe(on: serial)
+            let onConcurrent = Observable.just(4).observe(on: ConcurrentDispatchQueueScheduler(qos: .default))
+            XCTAssertEqual(Resources.numberOfSerialDispatchQueueObservables, before + 3)
+
+            // Subscribing does not count again: the count is of observables.
+            let done = expectation(description: "delivered on the serial queue")
+            let subscription = onSerial.subscribe(onCompleted: { done.fulfill() })
+            XCTAssertEqual(Resources.numberOfSerialDispatchQueueObservables, before + 3)
+            wait(for: [done], timeout: 5)
+            subscription.dispose()
+            withExtendedLifetime((onSerial, onMain, single, onConcurrent)) {}
+        }
+        XCTAssertEqual(Resources.numberOfSerialDispatchQueueObservables, before)
+    }
 }
