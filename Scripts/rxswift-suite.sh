@@ -2,33 +2,61 @@
 # Runs RxSwift's own test suite (Tests/RxSwiftTests and the support files in Tests/) against
 # Leash's Rx and RxTesting, as a user of RxSwift's API would see it.
 #
-#   Scripts/rxswift-suite.sh /path/to/RxSwift [--out DIR] [--trace-resources] [swift test arguments...]
+#   Scripts/rxswift-suite.sh /path/to/RxSwift [--out DIR] [--trace-resources]
+#       [--exclude NAME=REASON]... [--exclusions FILE] [--build-only] [swift test arguments...]
 #
 # /path/to/RxSwift is a checkout of RxSwift 6.10 (or any tree laid out like one). Nothing of
 # it enters this repository: the port package is generated in a temporary directory (or DIR,
 # kept between runs so that builds are incremental), RxSwift's files are copied there with
 # only their imports rewritten (RxSwift, RxRelay, RxCocoa -> Rx; RxTest, RxBlocking ->
 # RxTesting), and Scripts/rxswift-suite/LeashShim.swift (our own code) stands in for the
-# internal Platform helpers RxSwift compiles into its test target. Three files that reach
-# into RxSwift's internals are left out: DisposableTest, SubjectConcurrencyTest and
-# Observable+Tests. --trace-resources compiles the suite with TRACE_RESOURCES, which turns on
-# RxTest.swift's leak check (Resources.total after every test) but also the few tests that read
-# RxSwift's internal debug counters (e.g. maxTailRecursiveSinkStackSize in ConcatTests), so
-# without it the suite is built as plain imports give it. Other arguments go to `swift test`,
-# e.g. `--filter CompletableTest`.
+# internal Platform helpers RxSwift compiles into its test target (RecursiveLock, AtomicInt,
+# Queue, Synchronized, DispatchQueue.isMain) and for Tests/Resources.swift. Three files that
+# reach into RxSwift's internals are always left out: DisposableTest, SubjectConcurrencyTest
+# and Observable+Tests.
+#
+# --trace-resources compiles the suite with TRACE_RESOURCES, as RxSwift builds it: RxTest.swift
+# then checks Resources.total after every test (AssumptionsTest fails without it). Two
+# ConcatTests tests read RxSwift's internal maxTailRecursiveSinkStackSize, which the shim
+# declares but Leash never updates, so they fail under it by construction.
+#
+# --exclude NAME=REASON leaves out one more file of Tests/RxSwiftTests (NAME relative to it,
+# without .swift, e.g. Observable+ThrottleTests) and prints the reason; --exclusions FILE reads
+# such NAME=REASON lines from FILE (blank lines and lines starting with # are skipped). Use
+# them for files that are not RxSwift 6.10's or do not compile in themselves, never to hide
+# a gap in Leash. --build-only runs `swift build --build-tests` instead of the tests. Other
+# arguments go to `swift test`, e.g. `--filter CompletableTest`.
 set -euo pipefail
 
-usage() { echo "usage: $0 /path/to/RxSwift [--out DIR] [--trace-resources] [swift test arguments...]" >&2; exit 2; }
+usage() {
+    echo "usage: $0 /path/to/RxSwift [--out DIR] [--trace-resources] [--exclude NAME=REASON]... [--exclusions FILE] [--build-only] [swift test arguments...]" >&2
+    exit 2
+}
 
 [[ $# -ge 1 ]] || usage
 checkout=$(cd "$1" && pwd) || usage
 shift
 out=""
 defines=""
+build_only=false
+excluded=()
+reasons=()
 while [[ $# -gt 0 ]]; do
     case $1 in
         --out) [[ $# -ge 2 ]] || usage; out=$2; shift 2 ;;
         --trace-resources) defines='.define("TRACE_RESOURCES"), '; shift ;;
+        --exclude)
+            [[ $# -ge 2 && $2 == *=?* ]] || usage
+            excluded+=("${2%%=*}"); reasons+=("${2#*=}"); shift 2 ;;
+        --exclusions)
+            [[ $# -ge 2 && -f $2 ]] || usage
+            while IFS= read -r line || [[ -n $line ]]; do
+                [[ -z ${line//[[:space:]]/} || $line == \#* ]] && continue
+                [[ $line == *=?* ]] || { echo "$2: not NAME=REASON: $line" >&2; exit 2; }
+                excluded+=("${line%%=*}"); reasons+=("${line#*=}")
+            done < "$2"
+            shift 2 ;;
+        --build-only) build_only=true; shift ;;
         *) break ;;
     esac
 done
@@ -52,7 +80,14 @@ find "$out/Tests" -type f ! -name '*.swift' -delete
 for internal in DisposableTest SubjectConcurrencyTest Observable+Tests; do
     rm -f "$out/Tests/RxSwiftTests/$internal.swift"
 done
-# Tests/Resources.swift forwards to RxSwift.Resources' internal counters; Rx.Resources is public.
+for i in "${!excluded[@]}"; do
+    file="$out/Tests/RxSwiftTests/${excluded[$i]%.swift}.swift"
+    [[ -f $file ]] || { echo "--exclude ${excluded[$i]}: no such file in Tests/RxSwiftTests" >&2; exit 2; }
+    rm -f "$file"
+    echo "excluded ${excluded[$i]%.swift}: ${reasons[$i]}" >&2
+done
+# Tests/Resources.swift forwards to RxSwift.Resources by module name; the shim's type alias to
+# Leash's public Rx.Resources takes its place.
 rm -f "$out/Tests/Resources.swift"
 
 # The only edit to RxSwift's files: their imports.
@@ -62,6 +97,12 @@ find "$out/Tests" -name '*.swift' -exec sed -i.orig -E \
 find "$out/Tests" -name '*.orig' -delete
 
 cp "$leash/Scripts/rxswift-suite/LeashShim.swift" "$out/Tests/LeashShim.swift"
+# PrimitiveSequenceTest+zip+arity extends SingleTest, which SingleTest.swift declares; when a
+# tree has the first without the second, declare the (empty) class so the zip tests still run.
+if [[ -f $out/Tests/RxSwiftTests/PrimitiveSequenceTest+zip+arity.swift && ! -f $out/Tests/RxSwiftTests/SingleTest.swift ]]; then
+    printf '%s\n' '// Generated by Scripts/rxswift-suite.sh: SingleTest.swift is missing from this tree.' \
+        'class SingleTest: RxTest {}' > "$out/Tests/LeashSingleTest.swift"
+fi
 
 leash_name=$(basename "$leash")
 cat > "$out/Package.swift" <<MANIFEST
@@ -89,4 +130,8 @@ let package = Package(
 MANIFEST
 
 cd "$out"
-swift test "$@"
+if $build_only; then
+    swift build --build-tests "$@"
+else
+    swift test "$@"
+fi
