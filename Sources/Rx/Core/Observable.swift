@@ -6,8 +6,17 @@
 /// `Sendable`: an observable is an immutable description of work; subscribing may
 /// happen on any thread.
 public class Observable<Element>: ObservableType, @unchecked Sendable {
-    @usableFromInline
-    init() {}
+    // Every observable counts in `Resources.total` (debug builds), as in RxSwift, so a
+    // leak check also catches an operator that keeps its source alive.
+    @inlinable
+    init() {
+        Resources.incrementTotal()
+    }
+
+    @inlinable
+    deinit {
+        Resources.decrementTotal()
+    }
 
     /// Subscribes `observer` to the sequence.
     ///

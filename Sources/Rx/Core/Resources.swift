@@ -1,8 +1,10 @@
-/// Counts the live resources (subscriptions, sinks, subjects, scheduled items) of `Rx`.
+/// Counts the live resources (observables, subscriptions, sinks, subjects, scheduled items)
+/// of `Rx`.
 ///
-/// Every per-subscription object increments the count when it is created and decrements
-/// it when it is freed, so a test can check that a finished or disposed pipeline released
-/// everything it held:
+/// Every observable and every per-subscription object increments the count when it is
+/// created and decrements it when it is freed, as in RxSwift, so a test can check that a
+/// finished or disposed pipeline released everything it held (take the count after
+/// creating the observables the test keeps to its end):
 ///
 /// ```swift
 /// let before = Resources.total

@@ -43,13 +43,15 @@ final class InfallibleValuesTests: RxTestCase {
     }
 
     func testValues_cancellingTheConsumingTaskDisposesTheSubscriptionAndEndsTheLoop() async {
-        let before = Resources.total
         let disposed = expectation(description: "source disposed")
         let firstElement = expectation(description: "first element")
         let source = Infallible<Int>.create { observer in
             observer(.next(1))
             return Disposables.create { disposed.fulfill() }
         }
+        // Counted from here: the test keeps its source alive to the end, and every
+        // observable counts in `Resources.total`.
+        let before = Resources.total
         let task = Task {
             var received: [Int] = []
             for await value in source.values {
@@ -84,8 +86,10 @@ final class InfallibleValuesTests: RxTestCase {
     }
 
     func testValues_droppingTheStreamDisposesTheSubscription() {
-        let before = Resources.total
         let subject = PublishSubject<Int>()
+        // Counted from here: the test keeps its source alive to the end, and every
+        // observable counts in `Resources.total`.
+        let before = Resources.total
         var stream: AsyncStream<Int>? = subject.asInfallible(onErrorJustReturn: 0).values
         XCTAssertTrue(subject.hasObservers)
         XCTAssertNotNil(stream)

@@ -57,13 +57,15 @@ final class ValuesTests: RxTestCase {
     }
 
     func testValues_cancellingConsumingTaskDisposesSubscription() async {
-        let before = Resources.total
         let disposed = expectation(description: "source disposed")
         let firstElement = expectation(description: "first element")
         let source = Observable<Int>.create { observer in
             observer.onNext(1)
             return Disposables.create { disposed.fulfill() }
         }
+        // Counted from here: the test keeps its source alive to the end, and every
+        // observable counts in `Resources.total`.
+        let before = Resources.total
         let task = Task {
             var received: [Int] = []
             do {
@@ -107,7 +109,6 @@ final class ValuesTests: RxTestCase {
     }
 
     func testValues_droppingTheStreamDisposesSubscription() {
-        let before = Resources.total
         let disposeCount = LockedCounter()
         let subject = PublishSubject<Int>()
         let source = Observable<Int>.create { observer in
@@ -117,6 +118,9 @@ final class ValuesTests: RxTestCase {
                 subscription.dispose()
             }
         }
+        // Counted from here: the test keeps its source alive to the end, and every
+        // observable counts in `Resources.total`.
+        let before = Resources.total
         var stream: AsyncThrowingStream<Int, Error>? = source.values
         XCTAssertTrue(subject.hasObservers)
         XCTAssertNotNil(stream)

@@ -43,4 +43,20 @@ final class ResourcesTests: RxTestCase {
         }
         XCTAssertEqual(Resources.numberOfSerialDispatchQueueObservables, before)
     }
+
+    /// Observables count while they live, as in RxSwift, so a leak check also catches an
+    /// operator that keeps its source alive.
+    func testTotal_countsEachObservableWhileItLives() {
+        let before = Resources.total
+        var observable: Observable<Int>? = Observable.just(1)
+        XCTAssertEqual(Resources.total, before + 1)
+        var mapped: Observable<Int>? = observable?.map { $0 + 1 }
+        XCTAssertEqual(Resources.total, before + 2)
+        observable = nil
+        // The mapped observable holds its source.
+        XCTAssertEqual(Resources.total, before + 2)
+        withExtendedLifetime(mapped) {}
+        mapped = nil
+        XCTAssertEqual(Resources.total, before)
+    }
 }

@@ -10,8 +10,10 @@ import XCTest
 /// subscriptions come and go on those threads meanwhile.
 final class PublishSubjectStressTests: RxTestCase {
     func testPublishSubject_disposeRacingWithEmittersStopsDeliveryOnTheDisposingThread() {
-        let before = Resources.total
         let subject = PublishSubject<Int>()
+        // Counted from here: the test keeps its source alive to the end, and every
+        // observable counts in `Resources.total`.
+        let before = Resources.total
         let emitLock = NSLock()
         let violations = StressCounter()
         let missed = StressCounter()
@@ -36,8 +38,10 @@ final class PublishSubjectStressTests: RxTestCase {
     }
 
     func testPublishSubject_disposeInsideHandlerStopsDeliveryOnThatThread() {
-        let before = Resources.total
         let subject = PublishSubject<Int>()
+        // Counted from here: the test keeps its source alive to the end, and every
+        // observable counts in `Resources.total`.
+        let before = Resources.total
         let emitLock = NSLock()
         let violations = StressCounter()
         stressConcurrently(workers: 8, iterations: 5_000) { worker, iteration in
@@ -62,8 +66,10 @@ final class PublishSubjectStressTests: RxTestCase {
     func testPublishSubject_unserialisedSubscribersNeverSeeConcurrentCalls() {
         // One emitter thread, many threads subscribing and disposing: every observer is
         // called by the emitter only, one call at a time.
-        let before = Resources.total
         let subject = PublishSubject<Int>()
+        // Counted from here: the test keeps its source alive to the end, and every
+        // observable counts in `Resources.total`.
+        let before = Resources.total
         let stop = StressFlag()
         let violations = StressCounter()
         let emitterDone = DispatchSemaphore(value: 0)
