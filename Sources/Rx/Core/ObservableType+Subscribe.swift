@@ -111,8 +111,9 @@ final class SubscribeSink: SubscriptionCore, @unchecked Sendable {
     func terminate(with error: Swift.Error?) {
         let previous = state.fetchOr(1)
         guard previous & 1 == 0 else { return }
-        let onError = handlers?.onError
-        let onCompleted = handlers?.onCompleted
+        // Moved out (`take()`), not copied: no retain and release to call them.
+        let onError = handlers?.onError.take()
+        let onCompleted = handlers?.onCompleted.take()
         if let error {
             if let onError {
                 onError(error)
@@ -132,8 +133,7 @@ final class SubscribeSink: SubscriptionCore, @unchecked Sendable {
         guard let handlers else { return }
         handlers.onError = nil
         handlers.onCompleted = nil
-        let onDisposed = handlers.onDisposed
-        handlers.onDisposed = nil
+        let onDisposed = handlers.onDisposed.take()
         onDisposed?()
     }
 }

@@ -233,20 +233,21 @@ final class TraitSubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
     func on(_ event: Event<Element>) {
         let previous = state.fetchOr(1)
         guard previous & 1 == 0 else { return }
-        // This thread set the disposed bit: the handlers are its alone (see the type).
+        // This thread set the disposed bit: the handlers are its alone (see the type). Each
+        // is moved out (`take()`), not copied: no retain and release to call it.
         switch event {
         case .next(let element):
-            let onSuccess = self.onSuccess
+            let onSuccess = self.onSuccess.take()
             onSuccess?(element)
         case .error(let error):
-            let onFailure = self.onFailure
+            let onFailure = self.onFailure.take()
             traitReportUnhandled(error, to: onFailure)
         case .completed:
             if requiresElement {
-                let onFailure = self.onFailure
+                let onFailure = self.onFailure.take()
                 traitReportUnhandled(RxError.noElements, to: onFailure)
             } else {
-                let onCompleted = self.onCompleted
+                let onCompleted = self.onCompleted.take()
                 onCompleted?()
             }
         }
@@ -259,8 +260,7 @@ final class TraitSubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
         onSuccess = nil
         onFailure = nil
         onCompleted = nil
-        let onDisposed = self.onDisposed
-        self.onDisposed = nil
+        let onDisposed = self.onDisposed.take()
         onDisposed?()
     }
 }
