@@ -38,6 +38,9 @@ public struct StubResponse: Sendable {
     /// Why the script itself is broken (a `json(encoding:)` value that did not encode):
     /// answered as that error, so that a test sees it rather than an empty body.
     var scriptError: LeashError?
+    /// A `json(encoding:)` value given no encoder: encoded again, when answered, with the
+    /// encoder of the manager the transport serves.
+    var jsonValue: StubJSONValue?
 
     /// A response.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: RxTimeInterval? = nil) {
@@ -54,19 +57,52 @@ public struct StubResponse: Sendable {
         StubResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8), delay: delay)
     }
 
-    /// A JSON body encoded from `value`. A value that does not encode makes every answer
-    /// of this response fail with `LeashError.encoding` (keeping the encoder's error).
+    /// A JSON body encoded from `value`, with `encoder`, or when none is given with the
+    /// JSON encoder of the manager built with the transport (its key and date strategies:
+    /// a snake_case app's stubs come out in snake_case), else a plain `JSONEncoder`. A
+    /// value that does not encode makes every answer of this response fail with
+    /// `LeashError.encoding` (keeping the encoder's error).
+    ///
+    /// ```swift
+    /// let transport = StubTransport()
+    ///     .stub(.get, path: "/users/1", .json(encoding: User(id: 1, firstName: "Ada")))
+    /// let manager = try Manager.Builder()
+    ///     .url("https://api.example.com")
+    ///     .jsonEncoder { $0.keyEncodingStrategy = .convertToSnakeCase }
+    ///     .jsonDecoder { $0.keyDecodingStrategy = .convertFromSnakeCase }
+    ///     .transport(transport)
+    ///     .build()  // the stub now answers {"id":1,"first_name":"Ada"}
+    /// ```
     public static func json<Value: Encodable>(
-        encoding value: Value, status: Int = 200, encoder: JSONEncoder = JSONEncoder(), delay: RxTimeInterval? = nil
+        encoding value: Value, status: Int = 200, encoder: JSONEncoder? = nil, delay: RxTimeInterval? = nil
     ) -> StubResponse {
         var response = StubResponse(status: status, headers: ["Content-Type": "application/json"], delay: delay)
-        do {
-            response.body = try encoder.encode(value)
-        } catch {
-            response.scriptError = .encoding(
-                reason: "the stub's \(Value.self) body could not be encoded to JSON", underlying: error)
-        }
+        let json = StubJSONValue(value)
+        if encoder == nil { response.jsonValue = json }
+        response.setJSONBody(json.encode(with: encoder ?? JSONEncoder()), of: json)
         return response
+    }
+
+    /// This response, with a `json(encoding:)` body given no encoder encoded by `encoder`
+    /// (the manager's), if there is one.
+    func encodingJSON(with encoder: JSONEncoder?) -> StubResponse {
+        guard let encoder, let jsonValue else { return self }
+        var response = self
+        response.setJSONBody(jsonValue.encode(with: encoder), of: jsonValue)
+        return response
+    }
+
+    private mutating func setJSONBody(_ encoded: Result<Data, Error>, of json: StubJSONValue) {
+        switch encoded {
+        case .success(let data):
+            body = data
+            scriptError = nil
+        case .failure(let error):
+            body = Data()
+            scriptError = .encoding(
+                reason: "the stub's \(json.typeName) body could not be encoded to JSON",
+                underlying: error)
+        }
     }
 
     /// A text body.
@@ -203,5 +239,24 @@ public struct StubResponse: Sendable {
         }
         let body = request.httpMethod == "HEAD" ? Data() : body
         return .success(TransportResponse(httpResponse: response, data: body))
+    }
+}
+
+/// A value of a `StubResponse.json(encoding:)` answer, kept to be encoded again with the
+/// manager's encoder.
+struct StubJSONValue: @unchecked Sendable {
+    // @unchecked: the value is only read, to be encoded; tests script it before any
+    // request and do not change it.
+    private let encodeValue: (JSONEncoder) throws -> Data
+    /// The value's type, for errors.
+    let typeName: String
+
+    init<Value: Encodable>(_ value: Value) {
+        encodeValue = { try $0.encode(value) }
+        typeName = "\(Value.self)"
+    }
+
+    func encode(with encoder: JSONEncoder) -> Result<Data, Error> {
+        Result { try encodeValue(encoder) }
     }
 }

@@ -43,6 +43,9 @@ public final class StubTransport: Transport, Sendable {
         var stubs: [Stub] = []
         var webSockets: [WebSocketStub] = []
         var log: [URLRequest] = []
+        /// The JSON encoder of the manager built with this transport (the last one, if
+        /// several were), for `StubResponse.json(encoding:)` answers without an encoder.
+        var jsonEncoder: JSONEncoder?
     }
 
     private let state = LockedState(State())
@@ -136,7 +139,7 @@ public final class StubTransport: Transport, Sendable {
             guard !stub.responses.isEmpty else { return .empty() }
             let response = stub.responses[min(stub.next, stub.responses.count - 1)]
             state.stubs[index].next += 1
-            return response
+            return response.encodingJSON(with: state.jsonEncoder)
         }
     }
 
@@ -209,5 +212,11 @@ private final class PendingDelivery: Sendable {
             defer { action = nil }
             return action
         }
+    }
+}
+
+extension StubTransport: JSONEncoderAdopting {
+    package func adopt(jsonEncoder: JSONEncoder) {
+        state.withLock { $0.jsonEncoder = jsonEncoder }
     }
 }

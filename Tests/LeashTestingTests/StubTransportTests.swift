@@ -120,6 +120,44 @@ final class StubTransportTests: XCTestCase {
         XCTAssertEqual(String(decoding: response.data, as: UTF8.self), #"{"id":3}"#)
     }
 
+    /// Without an encoder of its own, a JSON stub speaks the JSON of the manager it serves:
+    /// a snake_case app decodes its stubs as it decodes its server.
+    func testStub_jsonEncodingValue_usesTheManagersEncoder() throws {
+        struct Profile: Codable, Equatable {
+            let userId: Int
+            let firstName: String
+        }
+        let transport = StubTransport()
+        transport.stub(path: "/me", .json(encoding: Profile(userId: 7, firstName: "Ada")))
+        let manager = try Manager.Builder()
+            .url("https://api.example.com")
+            .jsonEncoder { $0.keyEncodingStrategy = .convertToSnakeCase }
+            .jsonDecoder { $0.keyDecodingStrategy = .convertFromSnakeCase }
+            .transport(transport)
+            .build()
+        let client = Client(manager: manager)
+        let profile = try client.eventStream(StubbedEndpoint("/me"), as: Profile.self).compactMap { $0.value }
+            .toBlocking(timeout: 5).single()
+        XCTAssertEqual(profile, Profile(userId: 7, firstName: "Ada"))
+        let raw = try transport.send(request("/me")).toBlocking(timeout: 5).single()
+        let keys = try JSONSerialization.jsonObject(with: raw.data) as? [String: Any]
+        XCTAssertEqual(keys?.keys.sorted(), ["first_name", "user_id"])
+    }
+
+    /// An encoder given to the stub wins over the manager's.
+    func testStub_jsonEncodingValue_withItsOwnEncoder_ignoresTheManagers() throws {
+        struct Profile: Encodable { let firstName: String }
+        let transport = StubTransport()
+        transport.stub(path: "/me", .json(encoding: Profile(firstName: "Ada"), encoder: JSONEncoder()))
+        _ = try Manager.Builder()
+            .url("https://api.example.com")
+            .jsonEncoder { $0.keyEncodingStrategy = .convertToSnakeCase }
+            .transport(transport)
+            .build()
+        let raw = try transport.send(request("/me")).toBlocking(timeout: 5).single()
+        XCTAssertEqual(String(decoding: raw.data, as: UTF8.self), #"{"firstName":"Ada"}"#)
+    }
+
     // MARK: Failures
 
     func testStub_jsonEncodingAValueThatDoesNotEncode_failsWithEncodingInsteadOfAnEmptyBody() {

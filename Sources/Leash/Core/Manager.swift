@@ -92,6 +92,7 @@ public final class Manager: @unchecked Sendable {
         self.idleTimeout = builder.idleTimeoutValue
         self.acceptableStatusCodes = builder.statusCodes
         self.transport = builder.transportValue ?? URLSessionTransport.shared
+        (transport as? JSONEncoderAdopting)?.adopt(jsonEncoder: builder.encoder)
         self.directTransport = transport as? DirectTransport
         self.callbackQueue = builder.queue
         self.maximumRetryCount = builder.retryLimit

@@ -119,3 +119,11 @@ public struct TransportResponse: @unchecked Sendable {
         self.file = file
     }
 }
+
+/// A transport that learns the JSON encoder of each manager it is installed in: the test
+/// doubles' `StubTransport` encodes the values of its JSON answers with it, so that a stub
+/// speaks the app's JSON (snake_case keys, its date format) unless told otherwise.
+package protocol JSONEncoderAdopting: Transport {
+    /// Called by `Manager` when it is built with this transport.
+    func adopt(jsonEncoder: JSONEncoder)
+}
