@@ -82,7 +82,10 @@ let package = Package(
         .testTarget(name: "LeashDigestTests", dependencies: ["LeashDigest"]),
         .testTarget(
             name: "LeashExamplesTests",
-            dependencies: ["LeashExamples", "RxLeash", "Leash", "LeashTesting", "Rx", "RxTesting", "LeashTestSupport"]),
+            dependencies: [
+                "LeashExamples", "RxLeash", "Leash", "LeashInterceptors", "LeashTesting", "Rx", "RxTesting",
+                "LeashTestSupport",
+            ]),
     ],
     swiftLanguageModes: [.v6]
 )
