@@ -112,6 +112,18 @@ enum ByteStreamSocket {
         }
     }
 
+    /// A second descriptor for the same socket (`dup`), or nil if none could be made.
+    static func duplicate(_ fd: Int32) -> Int32? {
+        #if canImport(Glibc)
+            let copy = Glibc.dup(fd)
+        #elseif canImport(Musl)
+            let copy = Musl.dup(fd)
+        #else
+            let copy = Darwin.dup(fd)
+        #endif
+        return copy >= 0 ? copy : nil
+    }
+
     /// Closes a descriptor. Not retried on `EINTR`: on Linux the descriptor is gone even then,
     /// and a retry could close a descriptor another thread has just been given.
     static func close(_ fd: Int32) {

@@ -15,9 +15,17 @@ import Foundation
 /// window holds the peer back. Before waiting for readability, a `receive` always tries to
 /// read first: TLS may hold decrypted bytes that no readiness event will announce.
 ///
-/// The descriptor is closed in the sources' cancel handlers, after both have run (Dispatch's
-/// rule: a descriptor closed under a live source may be reused and watched by mistake).
-/// Dropping the last reference closes the stream too.
+/// The write source watches a duplicate of the descriptor (`dup`), not the descriptor
+/// itself: on Linux, Dispatch keeps one epoll registration per descriptor number for the
+/// read and the write source together, re-armed direction by direction as each source is
+/// suspended and resumed, and that sharing has lost readiness events before (fixed and
+/// reopened in swift-corelibs-libdispatch); an 8 MB echo here once stalled with both
+/// directions busy, which we suspect is the same. Two numbers, two registrations. Writes
+/// still go through `io`; the duplicate is only watched.
+///
+/// The descriptors are closed in the sources' cancel handlers, after both have run
+/// (Dispatch's rule: a descriptor closed under a live source may be reused and watched by
+/// mistake). Dropping the last reference closes the stream too.
 package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable {
     // Sendable: the mutable state below is touched only on `queue` (or in deinit, when no
     // other reference is left); the sources and the queue are thread-safe.
@@ -81,9 +89,12 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
         let queue = DispatchQueue(label: label)
         self.queue = queue
         self.io = io
+        // Without a duplicate (out of descriptors), both sources share the one descriptor.
+        let watchedForWriting = ByteStreamSocket.duplicate(io.fileDescriptor)
         readSource = DispatchSource.makeReadSource(fileDescriptor: io.fileDescriptor, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(fileDescriptor: io.fileDescriptor, queue: queue)
-        closer = DescriptorCloser(io: io)
+        writeSource = DispatchSource.makeWriteSource(
+            fileDescriptor: watchedForWriting ?? io.fileDescriptor, queue: queue)
+        closer = DescriptorCloser(io: io, duplicate: watchedForWriting)
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readChunk, alignment: 1)
         let closer = closer
         readSource.setCancelHandler { closer.sourceCancelled() }
@@ -260,27 +271,31 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
     }
 }
 
-/// Closes a stream's descriptor once both of its sources are cancelled.
+/// Closes a stream's descriptors once both of its sources are cancelled.
 private final class DescriptorCloser: @unchecked Sendable {
     // Sendable: `remaining` changes only in the cancel handlers, which run on the stream's
     // serial queue.
     /// What the descriptor belongs to.
     private let io: any ByteStreamIO
+    /// The duplicate the write source watches, if there is one.
+    private let duplicate: Int32?
     /// How many sources are still to run their cancel handlers.
     private var remaining = 2
-    /// Entered until the descriptor is closed.
+    /// Entered until the descriptors are closed.
     let closed = DispatchGroup()
 
-    /// A closer for `io`'s descriptor.
-    init(io: any ByteStreamIO) {
+    /// A closer for `io`'s descriptor and its watched `duplicate`.
+    init(io: any ByteStreamIO, duplicate: Int32?) {
         self.io = io
+        self.duplicate = duplicate
         closed.enter()
     }
 
-    /// One source's cancel handler ran; the second closes the descriptor.
+    /// One source's cancel handler ran; the second closes the descriptors.
     func sourceCancelled() {
         remaining -= 1
         guard remaining == 0 else { return }
+        if let duplicate { ByteStreamSocket.close(duplicate) }
         io.close()
         closed.leave()
     }
