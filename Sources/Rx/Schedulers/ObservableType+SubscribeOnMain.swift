@@ -43,13 +43,14 @@ extension ObservableType {
 
 /// The end of a `subscribeOnMain` chain: hops each event to the main thread and calls the
 /// main-actor handlers there.
+///
+/// The handlers are released once the subscription ends (its terminal event, or
+/// `dispose()`), as `subscribe` releases its own: an app that keeps the disposable in a bag
+/// owned by the object its handlers capture would otherwise keep that object alive.
 final class MainActorSubscribeSink<Element>: SubscriptionCore, @unchecked Sendable {
-    // Sendable: the handlers are immutable and `@MainActor` (so Sendable); the mutable state
-    // is the atomic in `SubscriptionCore`.
-    private let onNext: (@MainActor (Element) -> Void)?
-    private let onError: (@MainActor (Swift.Error) -> Void)?
-    private let onCompleted: (@MainActor () -> Void)?
-    private let onDisposed: (@MainActor () -> Void)?
+    // Sendable: the handlers are touched on the main thread only (see `MainThreadHandlers`);
+    // the other mutable state is the atomic in `SubscriptionCore`.
+    private let handlers: MainThreadHandlers<Element>
     /// For `Hooks.defaultErrorHandler` when there is no `onError`.
     private let subscriptionCallStack: [String]
 
@@ -58,10 +59,8 @@ final class MainActorSubscribeSink<Element>: SubscriptionCore, @unchecked Sendab
         onCompleted: (@MainActor () -> Void)?, onDisposed: (@MainActor () -> Void)?,
         subscriptionCallStack: [String]
     ) {
-        self.onNext = onNext
-        self.onError = onError
-        self.onCompleted = onCompleted
-        self.onDisposed = onDisposed
+        handlers = MainThreadHandlers(
+            onNext: onNext, onError: onError, onCompleted: onCompleted, onDisposed: onDisposed)
         self.subscriptionCallStack = subscriptionCallStack
         super.init()
     }
@@ -81,13 +80,13 @@ final class MainActorSubscribeSink<Element>: SubscriptionCore, @unchecked Sendab
     private func deliverOnMainThread(_ event: Event<Element>) {
         switch event {
         case .next(let element):
-            guard !isDisposed, let onNext else { return }
+            guard !isDisposed, let onNext = handlers.onNext else { return }
             let box = UncheckedSendable(element)
             MainActor.assumeIsolated { onNext(box.value) }
         case .error(let error):
             let previous = state.fetchOr(1)
             guard previous & 1 == 0 else { return }
-            if let onError {
+            if let onError = handlers.onError {
                 MainActor.assumeIsolated { onError(error) }
             } else {
                 Hooks.defaultErrorHandler(subscriptionCallStack, error)
@@ -96,7 +95,7 @@ final class MainActorSubscribeSink<Element>: SubscriptionCore, @unchecked Sendab
         case .completed:
             let previous = state.fetchOr(1)
             guard previous & 1 == 0 else { return }
-            if let onCompleted {
+            if let onCompleted = handlers.onCompleted {
                 MainActor.assumeIsolated { onCompleted() }
             }
             finishDisposal(previousState: previous)
@@ -104,11 +103,42 @@ final class MainActorSubscribeSink<Element>: SubscriptionCore, @unchecked Sendab
     }
 
     override func didDispose() {
-        guard let onDisposed else { return }
+        let handlers = self.handlers
         if Thread.isMainThread {
-            MainActor.assumeIsolated { onDisposed() }
+            handlers.finish()
         } else {
-            DispatchQueue.main.async { onDisposed() }
+            DispatchQueue.main.async { handlers.finish() }
         }
+    }
+}
+
+/// The handlers of a `subscribeOnMain`, read and released on the main thread only.
+private final class MainThreadHandlers<Element>: @unchecked Sendable {
+    // @unchecked: every access happens on the main thread (deliveries hop there through
+    // `MainScheduler.instance`, and `finish()` is called or queued there).
+    var onNext: (@MainActor (Element) -> Void)?
+    var onError: (@MainActor (Swift.Error) -> Void)?
+    var onCompleted: (@MainActor () -> Void)?
+    var onDisposed: (@MainActor () -> Void)?
+
+    init(
+        onNext: (@MainActor (Element) -> Void)?, onError: (@MainActor (Swift.Error) -> Void)?,
+        onCompleted: (@MainActor () -> Void)?, onDisposed: (@MainActor () -> Void)?
+    ) {
+        self.onNext = onNext
+        self.onError = onError
+        self.onCompleted = onCompleted
+        self.onDisposed = onDisposed
+    }
+
+    /// On the main thread, once the subscription ended: releases the handlers, then runs
+    /// `onDisposed`.
+    func finish() {
+        onNext = nil
+        onError = nil
+        onCompleted = nil
+        let onDisposed = self.onDisposed.take()
+        guard let onDisposed else { return }
+        MainActor.assumeIsolated { onDisposed() }
     }
 }

@@ -21,6 +21,35 @@ private final class CounterViewModel {
 /// XCTest runs test methods on the main thread; `wait(for:timeout:)` spins the main run
 /// loop, which drains the main dispatch queue.
 final class SubscribeOnMainTests: RxTestCase {
+    /// The handlers (and what they capture) are released when the subscription ends or is
+    /// disposed, while the app still holds the disposable: a view model that keeps it in its
+    /// own bag and captures itself strongly is not kept alive by it.
+    func testSubscribeOnMain_releasesItsHandlersWhenTheSubscriptionEnds() {
+        MainActor.assumeIsolated {
+            for ending in ["completed", "error", "disposed"] {
+                let subject = PublishSubject<Int>()
+                weak var weakCaptured: CounterViewModel?
+                var subscription: Disposable?
+                do {
+                    let captured = CounterViewModel()
+                    weakCaptured = captured
+                    subscription = subject.subscribeOnMain(
+                        onNext: { captured.values.append($0) }, onError: { _ in captured.finished = true },
+                        onCompleted: { captured.finished = true }, onDisposed: { captured.disposed = true })
+                }
+                subject.onNext(1)
+                XCTAssertEqual(weakCaptured?.values, [1], ending)
+                switch ending {
+                case "completed": subject.onCompleted()
+                case "error": subject.onError(TestError(1))
+                default: subscription?.dispose()
+                }
+                XCTAssertNil(weakCaptured, "after \(ending)")
+                withExtendedLifetime(subscription) {}
+            }
+        }
+    }
+
     func testSubscribeOnMain_eventsFromMainThreadAreHandledAtOnce() {
         MainActor.assumeIsolated {
             let viewModel = CounterViewModel()
