@@ -68,16 +68,39 @@ extension ObservableType {
                 return cancel
             }
         }
-        let elements = UncheckedSendable(Array(box.value))
+        // Iterated by each subscription, one element per scheduled step, as in RxSwift: a
+        // lazy or endless sequence is neither walked nor copied when `from` is called.
+        // The iterator is made by a closure built here, outside the `@Sendable` ones, so
+        // that they capture no metatype of `Source`.
+        let makeIterator = UncheckedSendable({ AnyIterator(box.value.makeIterator()) })
         return Observable<Element>.make { observer in
-            scheduler.scheduleRecursive(0) { index, recurse in
-                if index < elements.value.count {
-                    observer.on(.next(elements.value[index]))
-                    recurse(index + 1)
+            let cursor = SequenceCursor(makeIterator.value())
+            return scheduler.scheduleRecursive(()) { _, recurse in
+                if let element = cursor.next() {
+                    observer.on(.next(element))
+                    recurse(())
                 } else {
                     observer.on(.completed)
                 }
             }
         }
+    }
+}
+
+/// One subscription's position in a `from` sequence on a scheduler.
+@usableFromInline
+final class SequenceCursor<Iterator: IteratorProtocol>: @unchecked Sendable {
+    // @unchecked: advanced only by the subscription's recursive steps, which run one after
+    // another.
+    @usableFromInline var iterator: Iterator
+
+    @inlinable
+    init(_ iterator: Iterator) {
+        self.iterator = iterator
+    }
+
+    @inlinable
+    func next() -> Iterator.Element? {
+        iterator.next()
     }
 }

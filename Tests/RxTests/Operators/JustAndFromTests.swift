@@ -57,4 +57,31 @@ final class JustAndFromTests: RxTestCase {
         XCTAssertEqual(failed.value.error as? TestError, testError)
         XCTAssertTrue(type(of: failed) == Recorded<Event<String>>.self)
     }
+
+    /// On a scheduler, `from` walks the sequence as each subscription goes, as RxSwift does:
+    /// nothing is read when `from` is called, each subscription starts from the beginning,
+    /// and `take` stops the walk (a lazy or endless sequence works).
+    func testFrom_onAScheduler_walksTheSequencePerSubscription_notWhenCalled() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let produced = ProducedCount()
+        let naturals = (0...).lazy.map { value -> Int in
+            produced.value += 1
+            return value
+        }
+        let numbers = Observable.from(naturals, scheduler: scheduler)
+        XCTAssertEqual(produced.value, 0)
+
+        let first = scheduler.start { numbers.take(3) }
+        XCTAssertEqual(first.events, [.next(201, 0), .next(202, 1), .next(203, 2), .completed(203)])
+        XCTAssertEqual(produced.value, 3)
+
+        let second = scheduler.createObserver(Int.self)
+        _ = numbers.take(2).subscribe(second)
+        scheduler.advanceTo(2_000)
+        XCTAssertEqual(second.events.map { $0.value.element }, [0, 1, nil])
+    }
+}
+
+private final class ProducedCount: @unchecked Sendable {
+    var value = 0
 }
