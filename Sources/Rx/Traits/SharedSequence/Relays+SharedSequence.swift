@@ -1,0 +1,15 @@
+extension BehaviorRelay {
+    /// The relay's value and its changes as a `Driver`, delivered on
+    /// `SharingScheduler.make()`: a relay never fails.
+    public func asDriver() -> Driver<Element> {
+        Driver(asObservable().observe(on: DriverSharingStrategy.scheduler))
+    }
+}
+
+extension PublishRelay {
+    /// The relay's elements as a `Signal`, delivered on `SharingScheduler.make()`: a relay
+    /// never fails.
+    public func asSignal() -> Signal<Element> {
+        Signal(asObservable().observe(on: SignalSharingStrategy.scheduler))
+    }
+}
