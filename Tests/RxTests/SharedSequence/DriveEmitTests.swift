@@ -40,16 +40,26 @@ final class DriveEmitTests: RxTestCase {
             let optionalBehavior = BehaviorRelay<Int?>(value: nil)
             let replay = ReplayRelay<Int>.create(bufferSize: 5)
             let optionalReplay = ReplayRelay<Int?>.create(bufferSize: 5)
+            let publish = PublishRelay<Int>()
+            let optionalPublish = PublishRelay<Int?>()
+            var published: [Int] = []
+            var optionalPublished: [Int?] = []
             let bag = DisposeBag()
+            bag.insert(publish.subscribe(onNext: { published.append($0) }))
+            bag.insert(optionalPublish.subscribe(onNext: { optionalPublished.append($0) }))
             scheduler.scheduleAt(200) {
                 bag.insert(driver.drive(behavior))
                 bag.insert(driver.drive(optionalBehavior))
+                bag.insert(driver.drive(publish))
+                bag.insert(driver.drive(optionalPublish))
                 bag.insert(driver.drive(replay))
                 bag.insert(driver.drive(optionalReplay))
             }
             scheduler.start()
             XCTAssertEqual(behavior.value, 2)
             XCTAssertEqual(optionalBehavior.value, 2)
+            XCTAssertEqual(published, [1, 2])
+            XCTAssertEqual(optionalPublished, [1, 2])
             XCTAssertEqual(try? replay.asObservable().take(2).toBlocking().toArray(), [1, 2])
             XCTAssertEqual(try? optionalReplay.asObservable().take(2).toBlocking().toArray(), [1, 2])
         }

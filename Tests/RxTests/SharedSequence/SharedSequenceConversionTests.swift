@@ -108,6 +108,23 @@ final class SharedSequenceConversionTests: RxTestCase {
         }
     }
 
+    func testPublishRelay_asDriver_replaysTheLatestAccepted() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let relay = PublishRelay<Int>()
+        scheduler.scheduleAt(250) { relay.accept(2) }
+        withSharingScheduler(scheduler) {
+            let driver = relay.asDriver()
+            let first = scheduler.createObserver(Int.self)
+            let late = scheduler.createObserver(Int.self)
+            let bag = DisposeBag()
+            scheduler.scheduleAt(200) { bag.insert(driver.drive(first)) }
+            scheduler.scheduleAt(300) { bag.insert(driver.drive(late)) }
+            scheduler.start()
+            XCTAssertEqual(first.events, [.next(251, 2)])
+            XCTAssertEqual(late.events, [.next(300, 2)])
+        }
+    }
+
     func testPublishRelay_asSignal_deliversWhatIsAccepted() {
         let scheduler = TestScheduler(initialClock: 0)
         let relay = PublishRelay<Int>()

@@ -50,6 +50,22 @@ extension SharedSequenceConvertibleType where SharingStrategy == DriverSharingSt
         })
     }
 
+    /// Sends every element of this Driver to `relays`; completion ends the subscription (a
+    /// relay cannot complete). Call it on the main thread.
+    public func drive(_ relays: PublishRelay<Element>...) -> Disposable {
+        drive(onNext: { element in
+            for relay in relays { relay.accept(element) }
+        })
+    }
+
+    /// Sends every element of this Driver, as an optional, to `relays`. Call it on the
+    /// main thread.
+    public func drive(_ relays: PublishRelay<Element?>...) -> Disposable {
+        drive(onNext: { element in
+            for relay in relays { relay.accept(element) }
+        })
+    }
+
     /// Sends every element of this Driver to `relays`, which replay them; completion ends
     /// the subscription. Call it on the main thread.
     public func drive(_ relays: ReplayRelay<Element>...) -> Disposable {
