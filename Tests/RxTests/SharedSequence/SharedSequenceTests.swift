@@ -165,6 +165,25 @@ final class SharedSequenceTests: RxTestCase {
         drainMainQueue()
     }
 
+    /// Off the main thread `drive` only reports (in debug builds) and still subscribes.
+    func testDrive_offTheMainThread_reportsAndStillSubscribes() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let received = TraitsBox<[Int]>([])
+        withSharingScheduler(scheduler) {
+            let driver = Driver.just(1)
+            let done = expectation(description: "drive returned")
+            let disposable = TraitsBox<Disposable?>(nil)
+            DispatchQueue.global().async {
+                disposable.value = driver.drive(onNext: { received.value.append($0) })
+                done.fulfill()
+            }
+            wait(for: [done], timeout: 5)
+            scheduler.start()
+            disposable.value?.dispose()
+        }
+        XCTAssertEqual(received.value, [1])
+    }
+
     // MARK: Factories
 
     func testFactories_deliverOnTheStrategyScheduler() {

@@ -4,7 +4,7 @@
 ///
 /// ```swift
 /// let isBusy: Driver<Bool> = requests.asDriver(onErrorJustReturn: false)
-/// isBusy.drive(spinner.rx.isAnimating)
+/// isBusy.drive(onNext: { spinner.isHidden = !$0 })
 /// ```
 public typealias Driver<Element> = SharedSequence<DriverSharingStrategy, Element>
 
