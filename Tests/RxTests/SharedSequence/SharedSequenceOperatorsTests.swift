@@ -280,19 +280,6 @@ final class SharedSequenceOperatorsTests: RxTestCase {
         }
     }
 
-    func testValues_yieldsTheElementsThenFinishes() async {
-        var driver: Driver<Int> = .never()
-        // A queue of its own, so that nothing waits for the main queue.
-        SharingScheduler.mock(scheduler: SerialDispatchQueueScheduler(internalSerialQueueName: "values")) {
-            driver = Observable.from([1, 2, 3]).asDriver(onErrorJustReturn: -1)
-        }
-        var received: [Int] = []
-        for await value in driver.values {
-            received.append(value)
-        }
-        XCTAssertEqual(received, [1, 2, 3])
-    }
-
     func testOperators_keepTheStrategy() {
         let scheduler = TestScheduler(initialClock: 0)
         withSharingScheduler(scheduler) {
