@@ -33,6 +33,10 @@ final class SubscribeOnSink<Element>: Sink<Element>, @unchecked Sendable {
         /// The scheduled subscription, cancelled if it has not run at disposal.
         var action = ErrorsDisposableSlot()
         var subscription = ErrorsDisposableSlot()
+        /// Whether `run` is still in `schedule` (the scheduler may run the action at once).
+        var scheduling = true
+        /// A subscription that came back already disposed while `run` was still scheduling.
+        var lateWhileScheduling: Disposable?
     }
 
     private let shared = LockedState(State())
@@ -45,12 +49,27 @@ final class SubscribeOnSink<Element>: Sink<Element>, @unchecked Sendable {
     func run(_ source: Observable<Element>) {
         let action = scheduler.schedule(self) { sink in
             let subscription = source.subscribe(AnyObserver { sink.forwardEvent($0) })
-            if let late = sink.shared.withLock({ $0.subscription.set(subscription, generation: 0) }) {
-                sink.disposeOnScheduler(late)
+            let late = sink.shared.withLock { state -> Disposable? in
+                guard let late = state.subscription.set(subscription, generation: 0) else { return nil }
+                // Still inside `schedule`: as in RxSwift, dispose it once that returns, not
+                // from within the action (MainScheduler.instance would queue it on the main
+                // queue, and run nothing at once until that drains).
+                guard !state.scheduling else {
+                    state.lateWhileScheduling = late
+                    return nil
+                }
+                return late
             }
+            if let late { sink.disposeOnScheduler(late) }
             return Disposables.create()
         }
-        shared.withLock { $0.action.set(action, generation: 0) }?.dispose()
+        let (cancelled, late) = shared.withLock { state in
+            state.scheduling = false
+            defer { state.lateWhileScheduling = nil }
+            return (state.action.set(action, generation: 0), state.lateWhileScheduling)
+        }
+        cancelled?.dispose()
+        if let late { disposeOnScheduler(late) }
     }
 
     /// Disposes the source subscription on the scheduler, as RxSwift's `ScheduledDisposable`.
