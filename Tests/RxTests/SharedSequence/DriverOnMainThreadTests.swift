@@ -39,4 +39,48 @@ final class DriverOnMainThreadTests: RxTestCase {
         XCTAssertEqual(runs.value, 1, "ran at once")
         drainMainQueue()
     }
+
+    /// A Driver that drives a relay from inside the delivery of another Driver (each on the
+    /// main scheduler, at once on the main thread) still delivers at once: every shared
+    /// sequence has its own `MainScheduler` (as RxCocoa's `SharingScheduler`), whose count
+    /// of queued actions is its own, so one Driver's running delivery does not make the next
+    /// one queue behind it (RxCocoa's testDrivingOrderOfSynchronousSubscriptions).
+    func testDriveIntoARelayThatADriverDrivesFrom_keepsTheOrderAtOnce() {
+        drainMainQueue()
+        let relay = BehaviorRelay(value: "initial")
+        var received: [String] = []
+        let bag = DisposeBag()
+
+        bag.insert(relay.asDriver().drive(onNext: { received.append($0) }))
+        bag.insert(Observable.just("first").asDriver(onErrorJustReturn: "").drive(relay))
+        bag.insert(Observable.just("second").asDriver(onErrorJustReturn: "").drive(relay))
+
+        XCTAssertEqual(received, ["initial", "first", "second"])
+        drainMainQueue()
+    }
+
+    /// Nested `flatMapLatest` of Drivers on the main thread deliver at once.
+    func testFlatMapLatestOfDrivers_onTheMainThread_deliversAtOnce() {
+        drainMainQueue()
+        var latest: [Int] = []
+        let subscription = BehaviorSubject(value: 1).asDriver(onErrorJustReturn: 0)
+            .flatMapLatest { Driver.just($0 * 2) }
+            .flatMapLatest { Observable.just($0).asDriver(onErrorJustReturn: -1) }
+            .drive(onNext: { latest.append($0) })
+
+        subscription.dispose()
+
+        XCTAssertEqual(latest, [2])
+        drainMainQueue()
+    }
+
+    /// Each shared sequence gets a new `MainScheduler`, never `MainScheduler.instance`.
+    func testSharingScheduler_makesANewMainSchedulerEachTime() {
+        let first = SharingScheduler.make()
+        let second = SharingScheduler.make()
+
+        XCTAssertTrue(first is MainScheduler)
+        XCTAssertFalse((first as AnyObject) === (second as AnyObject))
+        XCTAssertFalse((first as AnyObject) === MainScheduler.instance)
+    }
 }

@@ -124,10 +124,10 @@ final class SharedSequenceTests: RxTestCase {
                 })
             XCTAssertTrue((SharingScheduler.make() as AnyObject) === outer)
         }
-        XCTAssertTrue((SharingScheduler.make() as AnyObject) === MainScheduler.instance)
+        XCTAssertTrue(SharingScheduler.make() is MainScheduler)
     }
 
-    /// On the main thread `MainScheduler.instance` runs at once, so a Driver on the real
+    /// On the main thread a `MainScheduler` runs at once, so a Driver on the real
     /// main scheduler delivers synchronously in a test (which runs on the main thread).
     func testDriver_onRealMainScheduler_deliversSynchronouslyOnTheMainThread() {
         XCTAssertTrue(Thread.isMainThread)

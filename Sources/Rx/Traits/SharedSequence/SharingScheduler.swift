@@ -1,5 +1,9 @@
-/// The scheduler that `Driver` and `Signal` deliver on: `MainScheduler.instance`, unless a
-/// test replaces it for a while with `mock(scheduler:action:)`.
+/// The scheduler that `Driver` and `Signal` deliver on: a new `MainScheduler()` for each
+/// shared sequence, unless a test replaces it for a while with `mock(scheduler:action:)`.
+///
+/// A new one each time, as RxCocoa: a `MainScheduler` runs an action at once on the main
+/// thread only while it runs nothing else, so with one scheduler shared by all, a Driver
+/// driven from inside another Driver's delivery (a relay both drive) would queue behind it.
 ///
 /// A shared sequence reads the scheduler once, when it is created (`asDriver`,
 /// `Driver.just`, `debounce`…), so create the sequences under test inside `action`:
@@ -12,7 +16,7 @@
 /// }
 /// ```
 public enum SharingScheduler {
-    private static let factory = LockedState<@Sendable () -> SchedulerType>({ MainScheduler.instance })
+    private static let factory = LockedState<@Sendable () -> SchedulerType>({ MainScheduler() })
 
     /// The scheduler that a shared sequence created now delivers on.
     public static func make() -> SchedulerType {
