@@ -2,7 +2,7 @@
 # Runs RxSwift's own test suite (Tests/RxSwiftTests and the support files in Tests/) against
 # Leash's Rx and RxTesting, as a user of RxSwift's API would see it.
 #
-#   Scripts/rxswift-suite.sh /path/to/RxSwift [--out DIR] [--trace-resources]
+#   Scripts/rxswift-suite.sh /path/to/RxSwift [--out DIR] [--trace-resources] [--cocoa]
 #       [--exclude NAME=REASON]... [--exclusions FILE] [--build-only] [swift test arguments...]
 #
 # /path/to/RxSwift is a checkout of RxSwift 6.10 (or any tree laid out like one). Nothing of
@@ -20,8 +20,18 @@
 # ConcatTests tests read RxSwift's internal maxTailRecursiveSinkStackSize, which the shim
 # declares but Leash never updates, so they fail under it by construction.
 #
+# --cocoa also compiles Tests/RxCocoaTests and Tests/RxRelayTests (when the checkout has them)
+# into the same test target, as RxSwift's own AllTestz target does, with the same import
+# rewriting: RxCocoa's SharedSequence/Driver/Signal/Binder and RxRelay's tests against Leash's
+# Rx. Their UIKit/AppKit/ObjC-runtime files are not expected in the tree; any file that does
+# not belong is left out with --exclude/--exclusions like the others. Leash has no ControlEvent
+# (an RxCocoa UI trait), which one test of Signal+Test names: Scripts/rxswift-suite/
+# LeashCocoaShim.swift declares a stand-in so that the file compiles, and that test,
+# SignalTests.testControlEventAsSignal, is skipped.
+#
 # --exclude NAME=REASON leaves out one more file of Tests/RxSwiftTests (NAME relative to it,
-# without .swift, e.g. Observable+ThrottleTests) and prints the reason; --exclusions FILE reads
+# without .swift, e.g. Observable+ThrottleTests; or RxCocoaTests/NAME, RxRelayTests/NAME for
+# a file of those folders) and prints the reason; --exclusions FILE reads
 # such NAME=REASON lines from FILE (blank lines and lines starting with # are skipped). Use
 # them for files that are not RxSwift 6.10's or do not compile in themselves, never to hide
 # a gap in Leash. --build-only runs `swift build --build-tests` instead of the tests. Other
@@ -29,7 +39,7 @@
 set -euo pipefail
 
 usage() {
-    echo "usage: $0 /path/to/RxSwift [--out DIR] [--trace-resources] [--exclude NAME=REASON]... [--exclusions FILE] [--build-only] [swift test arguments...]" >&2
+    echo "usage: $0 /path/to/RxSwift [--out DIR] [--trace-resources] [--cocoa] [--exclude NAME=REASON]... [--exclusions FILE] [--build-only] [swift test arguments...]" >&2
     exit 2
 }
 
@@ -39,6 +49,7 @@ shift
 out=""
 defines=""
 build_only=false
+cocoa=false
 excluded=()
 reasons=()
 while [[ $# -gt 0 ]]; do
@@ -57,6 +68,7 @@ while [[ $# -gt 0 ]]; do
             done < "$2"
             shift 2 ;;
         --build-only) build_only=true; shift ;;
+        --cocoa) cocoa=true; shift ;;
         *) break ;;
     esac
 done
@@ -76,13 +88,25 @@ rm -rf "$out/Tests"
 mkdir -p "$out/Tests/RxSwiftTests"
 find "$checkout/Tests" -maxdepth 1 -name '*.swift' ! -name 'LinuxMain.swift' -exec cp {} "$out/Tests/" \;
 cp -R "$checkout/Tests/RxSwiftTests/." "$out/Tests/RxSwiftTests/"
+if $cocoa; then
+    for folder in RxCocoaTests RxRelayTests; do
+        [[ -d $checkout/Tests/$folder ]] || continue
+        mkdir -p "$out/Tests/$folder"
+        cp -R "$checkout/Tests/$folder/." "$out/Tests/$folder/"
+    done
+fi
 find "$out/Tests" -type f ! -name '*.swift' -delete
 for internal in DisposableTest SubjectConcurrencyTest Observable+Tests; do
     rm -f "$out/Tests/RxSwiftTests/$internal.swift"
 done
 for i in "${!excluded[@]}"; do
-    file="$out/Tests/RxSwiftTests/${excluded[$i]%.swift}.swift"
-    [[ -f $file ]] || { echo "--exclude ${excluded[$i]}: no such file in Tests/RxSwiftTests" >&2; exit 2; }
+    case ${excluded[$i]} in
+        RxCocoaTests/* | RxRelayTests/*)
+            $cocoa || continue
+            file="$out/Tests/${excluded[$i]%.swift}.swift" ;;
+        *) file="$out/Tests/RxSwiftTests/${excluded[$i]%.swift}.swift" ;;
+    esac
+    [[ -f $file ]] || { echo "--exclude ${excluded[$i]}: no such file in the tests" >&2; exit 2; }
     rm -f "$file"
     echo "excluded ${excluded[$i]%.swift}: ${reasons[$i]}" >&2
 done
@@ -97,6 +121,13 @@ find "$out/Tests" -name '*.swift' -exec sed -i.orig -E \
 find "$out/Tests" -name '*.orig' -delete
 
 cp "$leash/Scripts/rxswift-suite/LeashShim.swift" "$out/Tests/LeashShim.swift"
+skips=()
+if $cocoa && [[ -f $out/Tests/RxCocoaTests/Signal+Test.swift ]]; then
+    # Signal+Test names RxCocoa's ControlEvent in one test; Leash has none (see the file).
+    cp "$leash/Scripts/rxswift-suite/LeashCocoaShim.swift" "$out/Tests/LeashCocoaShim.swift"
+    skips=(--skip 'SignalTests/testControlEventAsSignal')
+    echo "skipped SignalTests.testControlEventAsSignal: Leash has no ControlEvent (RxCocoa UI trait)" >&2
+fi
 # PrimitiveSequenceTest+zip+arity extends SingleTest, which SingleTest.swift declares; when a
 # tree has the first without the second, declare the (empty) class so the zip tests still run.
 if [[ -f $out/Tests/RxSwiftTests/PrimitiveSequenceTest+zip+arity.swift && ! -f $out/Tests/RxSwiftTests/SingleTest.swift ]]; then
@@ -133,5 +164,5 @@ cd "$out"
 if $build_only; then
     swift build --build-tests "$@"
 else
-    swift test "$@"
+    swift test ${skips[@]+"${skips[@]}"} "$@"
 fi
