@@ -128,6 +128,24 @@ final class SharedSequenceOperatorsTests: RxTestCase {
         }
     }
 
+    /// `concat` of a sequence walks it per subscription, one source per completion: an
+    /// endless sequence of Drivers is not built when `concat` is called.
+    func testConcat_ofAnEndlessSequence_buildsEachSourceWhenItsTurnComes() {
+        let scheduler = TestScheduler(initialClock: 0)
+        let built = BuiltCount()
+        withSharingScheduler(scheduler) {
+            let drivers = (0...).lazy.map { value -> Driver<Int> in
+                built.value += 1
+                return Driver.just(value)
+            }
+            let all = Driver.concat(drivers)
+            XCTAssertEqual(built.value, 0)
+            let res = scheduler.start { all.asObservable().take(3) }
+            XCTAssertEqual(res.events.compactMap { $0.value.element }, [0, 1, 2])
+            XCTAssertEqual(built.value, 3)
+        }
+    }
+
     func testStaticMerge_andConcat() {
         for form in 0..<3 {
             let scheduler = TestScheduler(initialClock: 0)
@@ -289,4 +307,8 @@ final class SharedSequenceOperatorsTests: RxTestCase {
             XCTAssertEqual(scheduler.start { mapped }.events, [.next(200, 0), .next(211, 2), .completed(301)])
         }
     }
+}
+
+private final class BuiltCount: @unchecked Sendable {
+    var value = 0
 }

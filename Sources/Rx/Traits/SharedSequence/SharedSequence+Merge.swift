@@ -31,7 +31,9 @@ extension SharedSequence {
         SharingStrategy, Element
     >
     where Sequence.Element == SharedSequence<SharingStrategy, Element> {
-        SharedSequence(Observable.concat(sequence.map { $0.asObservable() }))
+        // Lazily: the sequence is walked by each subscription, one source per completion
+        // (an endless one works), not copied when `concat` is called.
+        SharedSequence(Observable.concat(sequence.lazy.map { $0.asObservable() }))
     }
 
     /// The elements of each sequence of `collection` in turn: the next one is subscribed
@@ -39,6 +41,6 @@ extension SharedSequence {
     public static func concat<Collection: Swift.Collection>(_ collection: Collection)
         -> SharedSequence<SharingStrategy, Element>
     where Collection.Element == SharedSequence<SharingStrategy, Element> {
-        SharedSequence(Observable.concat(collection.map { $0.asObservable() }))
+        SharedSequence(Observable.concat(collection.lazy.map { $0.asObservable() }))
     }
 }
