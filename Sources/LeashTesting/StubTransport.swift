@@ -129,18 +129,20 @@ public final class StubTransport: Transport, Sendable {
     }
 
     func nextResponse(for request: URLRequest) -> StubResponse {
-        state.withLock { state in
+        let (response, encoder) = state.withLock { state -> (StubResponse, JSONEncoder?) in
             state.log.append(request)
             guard let index = state.stubs.firstIndex(where: { $0.matches(request) }) else {
                 let path = request.url?.path ?? "?"
-                return .text("no stub for \(request.httpMethod ?? "GET") \(path)", status: 404)
+                return (.text("no stub for \(request.httpMethod ?? "GET") \(path)", status: 404), nil)
             }
             let stub = state.stubs[index]
-            guard !stub.responses.isEmpty else { return .empty() }
+            guard !stub.responses.isEmpty else { return (.empty(), nil) }
             let response = stub.responses[min(stub.next, stub.responses.count - 1)]
             state.stubs[index].next += 1
-            return response.encodingJSON(with: state.jsonEncoder)
+            return (response, state.jsonEncoder)
         }
+        // Encoded outside the lock: other requests need not wait for it.
+        return response.encodingJSON(with: encoder)
     }
 
     private func delayed(_ outcome: StubOutcome, by delay: RxTimeInterval) -> Observable<TransportResponse> {

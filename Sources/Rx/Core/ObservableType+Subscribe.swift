@@ -90,6 +90,8 @@ extension ObservableType {
 /// capture, alive; `dispose()` releases all three.
 @usableFromInline
 final class SubscribeSink: SubscriptionCore, @unchecked Sendable {
+    // Sendable: besides `SubscriptionCore`'s atomic state, only the handlers box, which the
+    // disposing thread alone touches (below).
     // Only the thread that sets the disposed bit (a terminal event, or `dispose()`) reads
     // and clears the handlers: see `terminate(with:)` and `didDispose()`.
     @usableFromInline let handlers: SubscribeTerminalHandlers?

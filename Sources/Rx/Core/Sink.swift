@@ -7,6 +7,7 @@
 /// (`DisposableBox`); the do-nothing one is not kept at all.
 @usableFromInline
 class SubscriptionBase: RxResource, Disposable, @unchecked Sendable {
+    // Sendable: no stored state; each subclass says what makes its own state safe.
     @inlinable
     override init() {
         super.init()
@@ -30,6 +31,8 @@ class SubscriptionBase: RxResource, Disposable, @unchecked Sendable {
 /// so the atomic read-modify-writes order every access to it.
 @usableFromInline
 class SubscriptionCore: SubscriptionBase, Cancelable, @unchecked Sendable {
+    // Sendable: `state` is atomic, and `upstream` is touched only as the state protocol
+    // above allows.
     @usableFromInline let state = AtomicInt(0)
     // Accesses are ordered by the atomic protocol above, so dynamic exclusivity checks
     // would only cost time on every subscription.
