@@ -7,6 +7,9 @@ import Rx
 #endif
 
 /// One scripted answer of a `StubTransport`.
+///
+/// Delays and intervals are in seconds (`TimeInterval`), as everywhere in Leash's API:
+/// `.json(body, delay: 0.5)`. On a `TestScheduler` they run in virtual time.
 public struct StubResponse: Sendable {
     /// The status code.
     public var status: Int
@@ -14,15 +17,15 @@ public struct StubResponse: Sendable {
     public var headers: HTTPHeaders
     /// The body.
     public var body: Data
-    /// How long the answer takes; `nil` for at once.
-    public var delay: RxTimeInterval?
+    /// How long the answer takes, in seconds; `nil` for at once.
+    public var delay: TimeInterval?
     /// A transport failure to answer with instead of a response.
     public var failure: URLError?
     /// For transfers (`transfer(_:)`): in how many steps the request's body is sent and
     /// the response's body received, each reported as progress.
     public var progressSteps: Int = 1
-    /// For transfers: the time between two progress steps.
-    public var progressInterval: RxTimeInterval = .seconds(1)
+    /// For transfers and streams: the seconds between two progress steps or chunks.
+    public var progressInterval: TimeInterval = 1
     /// For transfers: the connection drops after this many bytes of the body (the head
     /// and the bytes before arrive; then `URLError.networkConnectionLost`).
     public var dropsAfter: Int?
@@ -43,7 +46,7 @@ public struct StubResponse: Sendable {
     var jsonValue: StubJSONValue?
 
     /// A response.
-    public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: RxTimeInterval? = nil) {
+    public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: TimeInterval? = nil) {
         self.status = status
         self.headers = headers
         self.body = body
@@ -53,7 +56,7 @@ public struct StubResponse: Sendable {
     }
 
     /// A JSON body (`Content-Type: application/json`).
-    public static func json(_ body: String, status: Int = 200, delay: RxTimeInterval? = nil) -> StubResponse {
+    public static func json(_ body: String, status: Int = 200, delay: TimeInterval? = nil) -> StubResponse {
         StubResponse(status: status, headers: ["Content-Type": "application/json"], body: Data(body.utf8), delay: delay)
     }
 
@@ -74,7 +77,7 @@ public struct StubResponse: Sendable {
     ///     .build()  // the stub now answers {"id":1,"first_name":"Ada"}
     /// ```
     public static func json<Value: Encodable>(
-        encoding value: Value, status: Int = 200, encoder: JSONEncoder? = nil, delay: RxTimeInterval? = nil
+        encoding value: Value, status: Int = 200, encoder: JSONEncoder? = nil, delay: TimeInterval? = nil
     ) -> StubResponse {
         var response = StubResponse(status: status, headers: ["Content-Type": "application/json"], delay: delay)
         let json = StubJSONValue(value)
@@ -106,30 +109,30 @@ public struct StubResponse: Sendable {
     }
 
     /// A text body.
-    public static func text(_ body: String, status: Int = 200, delay: RxTimeInterval? = nil) -> StubResponse {
+    public static func text(_ body: String, status: Int = 200, delay: TimeInterval? = nil) -> StubResponse {
         StubResponse(status: status, headers: ["Content-Type": "text/plain"], body: Data(body.utf8), delay: delay)
     }
 
     /// A status with an empty body.
-    public static func status(_ code: Int, delay: RxTimeInterval? = nil) -> StubResponse {
+    public static func status(_ code: Int, delay: TimeInterval? = nil) -> StubResponse {
         StubResponse(status: code, delay: delay)
     }
 
     /// `204 No Content`.
-    public static func empty(delay: RxTimeInterval? = nil) -> StubResponse {
+    public static func empty(delay: TimeInterval? = nil) -> StubResponse {
         StubResponse(status: 204, delay: delay)
     }
 
     /// A transport failure (`URLError`), such as `.notConnectedToInternet`.
-    public static func error(_ code: URLError.Code, delay: RxTimeInterval? = nil) -> StubResponse {
+    public static func error(_ code: URLError.Code, delay: TimeInterval? = nil) -> StubResponse {
         var response = StubResponse(delay: delay)
         response.failure = URLError(code)
         return response
     }
 
     /// The same answer, sent and received by a transfer in `steps` progress steps
-    /// `interval` apart (in virtual time on a `TestScheduler`).
-    public func progress(steps: Int, every interval: RxTimeInterval = .seconds(1)) -> StubResponse {
+    /// `interval` seconds apart (in virtual time on a `TestScheduler`).
+    public func progress(steps: Int, every interval: TimeInterval = 1) -> StubResponse {
         var copy = self
         copy.progressSteps = max(1, steps)
         copy.progressInterval = interval
@@ -150,12 +153,12 @@ public struct StubResponse: Sendable {
         return copy
     }
 
-    /// A streamed body: `chunks` one after another, `interval` apart (in virtual time on a
+    /// A streamed body: `chunks` one after another, `interval` seconds apart (in virtual time on a
     /// `TestScheduler`), the first with the head. A stream execution (`client.rx.stream`,
     /// `lines`, `serverSentEvents`) gets each chunk as it comes; any other gets the whole
     /// body at the end.
     public static func chunks(
-        _ chunks: [Data], every interval: RxTimeInterval = .seconds(1), status: Int = 200,
+        _ chunks: [Data], every interval: TimeInterval = 1, status: Int = 200,
         headers: HTTPHeaders = ["Content-Type": "application/octet-stream"]
     ) -> StubResponse {
         var response = StubResponse(status: status, headers: headers, body: chunks.reduce(Data(), +))
@@ -171,7 +174,7 @@ public struct StubResponse: Sendable {
 
     /// A streamed text body: `chunks` as UTF-8, one after another, `interval` apart.
     public static func chunks(
-        _ chunks: [String], every interval: RxTimeInterval = .seconds(1), status: Int = 200,
+        _ chunks: [String], every interval: TimeInterval = 1, status: Int = 200,
         contentType: String = "text/plain; charset=utf-8"
     ) -> StubResponse {
         .chunks(chunks.map { Data($0.utf8) }, every: interval, status: status, headers: ["Content-Type": contentType])
@@ -181,7 +184,7 @@ public struct StubResponse: Sendable {
     /// chunk per line, `interval` apart. A value that does not encode makes every answer
     /// of this response fail with `LeashError.encoding`.
     public static func lines<Value: Encodable>(
-        _ values: [Value], every interval: RxTimeInterval = .seconds(1), encoder: JSONEncoder = JSONEncoder()
+        _ values: [Value], every interval: TimeInterval = 1, encoder: JSONEncoder = JSONEncoder()
     ) -> StubResponse {
         do {
             let lines = try values.map { try encoder.encode($0) + Data("\n".utf8) }
@@ -197,7 +200,7 @@ public struct StubResponse: Sendable {
     /// A Server-Sent Events stream (`text/event-stream`): one chunk per event, `interval`
     /// apart, the first with `retry: <milliseconds>` if given.
     public static func serverSentEvents(
-        _ events: [ServerSentEvent], every interval: RxTimeInterval = .seconds(1), retry milliseconds: Int? = nil
+        _ events: [ServerSentEvent], every interval: TimeInterval = 1, retry milliseconds: Int? = nil
     ) -> StubResponse {
         var events = events
         if let milliseconds, !events.isEmpty { events[0].retry = milliseconds }
@@ -219,10 +222,10 @@ public struct StubResponse: Sendable {
         return (1...max(1, progressSteps)).map { step in count * step / max(1, progressSteps) }
     }
 
-    /// The same answer after `delay`.
-    public func delayed(_ delay: RxTimeInterval) -> StubResponse {
+    /// The same answer after `seconds`.
+    public func delayed(_ seconds: TimeInterval) -> StubResponse {
         var copy = self
-        copy.delay = delay
+        copy.delay = seconds
         return copy
     }
 

@@ -39,7 +39,7 @@ extension StubTransport {
 /// runs and says what to report.
 struct StubStep: @unchecked Sendable {
     // @unchecked: the actions only touch the step's own file writer, one step at a time.
-    let delay: RxTimeInterval?
+    let delay: TimeInterval?
     let action: () throws -> [Event<TransportEvent>]
 
     /// Runs `steps` one after another on `scheduler`; an action that throws fails the
@@ -70,11 +70,11 @@ private final class StubPlayer: @unchecked Sendable {
     func run(_ index: Int) {
         guard index < steps.count, !current.isDisposed else { return }
         let step = steps[index]
-        guard let delay = step.delay, delay.stubIsPositive else {
+        guard let delay = step.delay, delay > 0 else {
             perform(step, index)
             return
         }
-        current.disposable = scheduler.scheduleRelative((), dueTime: delay) { [self] _ in
+        current.disposable = scheduler.scheduleRelative((), dueTime: .fromSeconds(delay)) { [self] _ in
             perform(step, index)
             return Disposables.create()
         }
@@ -256,19 +256,5 @@ extension TransportRequest.Destination {
     var isFile: Bool {
         if case .file = self { return true }
         return false
-    }
-}
-
-extension DispatchTimeInterval {
-    /// Whether the interval is longer than nothing.
-    fileprivate var stubIsPositive: Bool {
-        switch self {
-        case .seconds(let value): return value > 0
-        case .milliseconds(let value): return value > 0
-        case .microseconds(let value): return value > 0
-        case .nanoseconds(let value): return value > 0
-        case .never: return true
-        @unknown default: return true
-        }
     }
 }

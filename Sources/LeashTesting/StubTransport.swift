@@ -17,7 +17,7 @@ import Rx
 /// import LeashTesting
 ///
 /// let transport = StubTransport(scheduler: testScheduler)
-/// transport.stub(.get, path: "/users", .status(401), .json(#"[{"id":1}]"#, delay: .seconds(2)))
+/// transport.stub(.get, path: "/users", .status(401), .json(#"[{"id":1}]"#, delay: 2))
 /// ```
 ///
 /// Each stub answers its responses in turn and then repeats the last one. A request that
@@ -145,7 +145,7 @@ public final class StubTransport: Transport, Sendable {
         return response.encodingJSON(with: encoder)
     }
 
-    private func delayed(_ outcome: StubOutcome, by delay: RxTimeInterval) -> Observable<TransportResponse> {
+    private func delayed(_ outcome: StubOutcome, by delay: TimeInterval) -> Observable<TransportResponse> {
         let scheduler = self.scheduler
         return Observable.create { observer in
             let deliver: @Sendable () -> Void = {
@@ -158,7 +158,7 @@ public final class StubTransport: Transport, Sendable {
                 }
             }
             if let scheduler {
-                return scheduler.scheduleRelative((), dueTime: delay) { _ in
+                return scheduler.scheduleRelative((), dueTime: .fromSeconds(delay)) { _ in
                     deliver()
                     return Disposables.create()
                 }
@@ -166,8 +166,7 @@ public final class StubTransport: Transport, Sendable {
             // The pending delivery (and the observer it holds) is dropped on dispose, not
             // kept by the queue until the deadline.
             let pending = PendingDelivery(deliver)
-            let nanoseconds = delay.stubNanoseconds
-            DispatchQueue.global().asyncAfter(deadline: .now() + .nanoseconds(nanoseconds)) {
+            DispatchQueue.global().asyncAfter(deadline: .now() + max(0, delay)) {
                 pending.take()?()
             }
             return Disposables.create { _ = pending.take() }
@@ -184,19 +183,6 @@ private struct StubOutcome: @unchecked Sendable {
         switch result {
         case .success(let response): return .just(response)
         case .failure(let error): return .error(error)
-        }
-    }
-}
-
-extension DispatchTimeInterval {
-    var stubNanoseconds: Int {
-        switch self {
-        case .seconds(let value): return value * 1_000_000_000
-        case .milliseconds(let value): return value * 1_000_000
-        case .microseconds(let value): return value * 1_000
-        case .nanoseconds(let value): return value
-        case .never: return Int.max / 2
-        @unknown default: return 0
         }
     }
 }

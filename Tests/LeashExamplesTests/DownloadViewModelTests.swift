@@ -30,7 +30,7 @@ final class DownloadViewModelTests: VirtualTimeTransferCase {
     }
 
     func testStart_fillsTheBarAtEachStep_thenShowsTheFile() throws {
-        transport.stub(.get, path: "/report.bin", StubResponse(body: body).progress(steps: 4, every: .seconds(1)))
+        transport.stub(.get, path: "/report.bin", StubResponse(body: body).progress(steps: 4, every: 1))
         let viewModel = try makeViewModel()
 
         let events = states(of: viewModel, [(300, { $0.start() })])
@@ -46,7 +46,7 @@ final class DownloadViewModelTests: VirtualTimeTransferCase {
     }
 
     func testCancel_midway_goesBackToIdle_andLeavesNoFile() throws {
-        transport.stub(.get, path: "/report.bin", StubResponse(body: body).progress(steps: 4, every: .seconds(1)))
+        transport.stub(.get, path: "/report.bin", StubResponse(body: body).progress(steps: 4, every: 1))
         let viewModel = try makeViewModel()
 
         let events = states(of: viewModel, [(300, { $0.start() }), (302, { $0.cancel() })])
@@ -63,8 +63,8 @@ final class DownloadViewModelTests: VirtualTimeTransferCase {
 
     func testStartingAgain_replacesTheDownloadInProgress() throws {
         transport.stub(
-            .get, path: "/report.bin", StubResponse(body: body).progress(steps: 4, every: .seconds(5)),
-            StubResponse(body: body).progress(steps: 2, every: .seconds(1)))
+            .get, path: "/report.bin", StubResponse(body: body).progress(steps: 4, every: 5),
+            StubResponse(body: body).progress(steps: 2, every: 1))
         let viewModel = try makeViewModel()
 
         let events = states(of: viewModel, [(300, { $0.start() }), (302, { $0.start() })])
@@ -82,7 +82,7 @@ final class DownloadViewModelTests: VirtualTimeTransferCase {
 
     func testServerError_becomesAMessage_andStartingAgainCanSucceed() throws {
         transport.stub(
-            .get, path: "/report.bin", .status(503, delay: .seconds(2)), StubResponse(body: body).progress(steps: 1))
+            .get, path: "/report.bin", .status(503, delay: 2), StubResponse(body: body).progress(steps: 1))
         let viewModel = try makeViewModel()
 
         let events = states(of: viewModel, [(300, { $0.start() }), (400, { $0.start() })])
@@ -97,7 +97,7 @@ final class DownloadViewModelTests: VirtualTimeTransferCase {
     }
 
     func testADestinationThatCannotBeWritten_becomesAMessage() throws {
-        transport.stub(.get, path: "/report.bin", StubResponse(body: body).progress(steps: 2, every: .seconds(1)))
+        transport.stub(.get, path: "/report.bin", StubResponse(body: body).progress(steps: 2, every: 1))
         let blocker = folder.file("blocker")
         try Data("x".utf8).write(to: blocker)
         let viewModel = try makeViewModel(destination: blocker.appendingPathComponent("report.bin"))
@@ -113,7 +113,7 @@ final class DownloadViewModelTests: VirtualTimeTransferCase {
     }
 
     func testALateSubscriberSeesTheCurrentState() throws {
-        transport.stub(.get, path: "/report.bin", StubResponse(body: body).progress(steps: 4, every: .seconds(10)))
+        transport.stub(.get, path: "/report.bin", StubResponse(body: body).progress(steps: 4, every: 10))
         let viewModel = try makeViewModel()
         scheduler.scheduleAt(100) { viewModel.start() }
 

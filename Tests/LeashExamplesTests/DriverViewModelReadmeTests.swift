@@ -29,7 +29,7 @@ final class DriverViewModelReadmeTests: XCTestCase {
         let scheduler = TestScheduler(initialClock: 0)
         let leanne = User(id: 1, name: "Leanne Graham", username: "Bret", email: "Sincere@april.biz")
         let stub = StubTransport(scheduler: scheduler)
-            .stub(.get, path: "/users", .json(encoding: [leanne], delay: .seconds(5)), .status(503))
+            .stub(.get, path: "/users", .json(encoding: [leanne], delay: 5), .status(503))
         let client = Client(
             manager: try Manager.Builder().url("https://api.example.com").transport(stub).scheduler(scheduler).build())
 

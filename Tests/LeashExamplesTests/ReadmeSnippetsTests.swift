@@ -15,7 +15,7 @@ final class SearchViewModelReadmeTests: XCTestCase {
         let leanne = User(id: 1, name: "Leanne Graham", username: "Bret", email: "Sincere@april.biz")
         let scheduler = TestScheduler(initialClock: 0, resolution: 0.001)  // one tick = 1 ms
         let stub = StubTransport(scheduler: scheduler)
-            .stub(.get, path: "/users", .json(encoding: [leanne], delay: .milliseconds(120)))
+            .stub(.get, path: "/users", .json(encoding: [leanne], delay: 0.12))
         let manager = try Manager.Builder()
             .url("https://api.example.com")
             .transport(stub)  // scripted answers instead of the network

@@ -48,7 +48,7 @@ final class SearchViewModelTests: LeakCheckedTestCase {
     private func answer(_ term: String, with users: [User], after delay: Int, status: Int = 200) {
         _ = stub.stub(
             matching: { request in request.url?.query == "q=\(term)" },
-            [.json(encoding: users, status: status, delay: .milliseconds(delay))])
+            [.json(encoding: users, status: status, delay: TimeInterval(delay) / 1000)])
     }
 
     private func searchedTerms() -> [String] {
@@ -98,7 +98,7 @@ final class SearchViewModelTests: LeakCheckedTestCase {
     }
 
     func testAServerErrorBecomesAMessage_andTheBoxKeepsWorking() throws {
-        _ = stub.stub(matching: { $0.url?.query == "q=le" }, [.status(503, delay: .milliseconds(30))])
+        _ = stub.stub(matching: { $0.url?.query == "q=le" }, [.status(503, delay: 0.03)])
         answer("er", with: [ervin], after: 30)
         let viewModel = try makeViewModel(typing: [.next(210, "le"), .next(700, "er")])
 
@@ -114,7 +114,7 @@ final class SearchViewModelTests: LeakCheckedTestCase {
     }
 
     func testBeingOfflineBecomesAMessage() throws {
-        _ = stub.stub(matching: { _ in true }, [.error(.notConnectedToInternet, delay: .milliseconds(10))])
+        _ = stub.stub(matching: { _ in true }, [.error(.notConnectedToInternet, delay: 0.01)])
         let viewModel = try makeViewModel(typing: [.next(210, "le")])
 
         let observer = scheduler.start(created: 0, subscribed: 200, disposed: 2_000) { viewModel.state }
@@ -144,11 +144,11 @@ extension SearchViewModelTests {
         let tokens = TokenStore(token: "expired")
         _ = stub.stub(
             matching: { $0.value(forHTTPHeaderField: "Authorization") == "Bearer expired" },
-            [.status(401, delay: .milliseconds(20))])
+            [.status(401, delay: 0.02)])
         _ = stub.stub(
             matching: { $0.value(forHTTPHeaderField: "Authorization") == "Bearer fresh" && $0.url?.path == "/users" },
-            [.json(encoding: [leanne], delay: .milliseconds(20))])
-        _ = stub.stub(.post, path: "/token", .json(#"{"token":"fresh"}"#, delay: .milliseconds(50)))
+            [.json(encoding: [leanne], delay: 0.02)])
+        _ = stub.stub(.post, path: "/token", .json(#"{"token":"fresh"}"#, delay: 0.05))
         let tokenClient = Client(
             manager: try Manager.Builder().url("https://api.example.com").transport(stub).scheduler(scheduler).build())
         let refresher = TokenRefresher(authenticator: tokens, scheduler: scheduler) {

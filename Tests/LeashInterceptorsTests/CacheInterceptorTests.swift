@@ -75,7 +75,7 @@ final class CacheInterceptorTests: CacheSpecStubTestCase {
     // MARK: CacheAndRenew
 
     func testCacheAndRenew_cachedValueFirstMarkedCached_thenNetworkValue_thenCompletion() throws {
-        transport.stub(path: stubPath, .json(cacheSpecOldJSON), .json(cacheSpecNewJSON, delay: .seconds(3)))
+        transport.stub(path: stubPath, .json(cacheSpecOldJSON), .json(cacheSpecNewJSON, delay: 3))
         let client = try makeClient([cache(CachePolicy.CacheAndRenew())])
         XCTAssertEqual(runNow(client).responses.map(\.source), [.network], "nothing cached yet: the network only")
         XCTAssertEqual(store.data(for: key), Data(cacheSpecOldJSON.utf8))
@@ -96,7 +96,7 @@ final class CacheInterceptorTests: CacheSpecStubTestCase {
     }
 
     func testCacheAndRenew_callbackForm_receivesCachedThenNetworkResponse() throws {
-        transport.stub(path: stubPath, .json(cacheSpecOldJSON), .json(cacheSpecNewJSON, delay: .seconds(3)))
+        transport.stub(path: stubPath, .json(cacheSpecOldJSON), .json(cacheSpecNewJSON, delay: 3))
         let client = try makeClient([cache(CachePolicy.CacheAndRenew())])
         _ = runNow(client)
         let received = CacheSpecList<Response<CacheSpecExpense>>()
@@ -110,7 +110,7 @@ final class CacheInterceptorTests: CacheSpecStubTestCase {
     }
 
     func testCacheAndRenew_networkFailsAfterCachedValue_failsAfterIt() throws {
-        transport.stub(path: stubPath, .json(cacheSpecOldJSON), .error(.notConnectedToInternet, delay: .seconds(2)))
+        transport.stub(path: stubPath, .json(cacheSpecOldJSON), .error(.notConnectedToInternet, delay: 2))
         let client = try makeClient([cache(CachePolicy.CacheAndRenew())])
         _ = runNow(client)
 
@@ -326,7 +326,7 @@ final class CacheInterceptorTests: CacheSpecStubTestCase {
 
     func testConcurrentExecutions_shareTheStoreSafely() throws {
         let background = StubTransport()
-        background.stub(matching: { _ in true }, [.json(cacheSpecNewJSON, delay: .milliseconds(1))])
+        background.stub(matching: { _ in true }, [.json(cacheSpecNewJSON, delay: 0.001)])
         let cache = cache(CachePolicy.CacheAndRenew(), to: "/expenses/[0-9]+")
         let client = Client(
             manager: try Manager.Builder().url(cacheSpecBaseURL).transport(background).add(interceptor: cache).build())

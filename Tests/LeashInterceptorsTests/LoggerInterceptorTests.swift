@@ -36,7 +36,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
     private let url = "\(cacheSpecBaseURL)/expenses/1"
 
     func testSuccess_logsRequestThenCheckmarkWithStatusAndDurationAtDebugLevel() throws {
-        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON, delay: .seconds(2)))
+        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON, delay: 2))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
@@ -56,8 +56,8 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
     func testRequestAdaptedAfterTheLogger_andRedirected_keepsItsDuration() throws {
         transport.stub(
             path: "/v1/expenses/1",
-            StubResponse(status: 302, headers: ["Location": "/v1/expenses/2"], delay: .seconds(1)))
-        transport.stub(path: "/v1/expenses/2", .json(cacheSpecOldJSON, delay: .seconds(2)))
+            StubResponse(status: 302, headers: ["Location": "/v1/expenses/2"], delay: 1))
+        transport.stub(path: "/v1/expenses/2", .json(cacheSpecOldJSON, delay: 2))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger), SigningAdapter()])
 
@@ -75,7 +75,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
     }
 
     func testTransportFailure_logsOneErrorLine_withTheRequestAndTheError() throws {
-        transport.stub(path: "/v1/expenses/1", .error(.notConnectedToInternet, delay: .seconds(30)))
+        transport.stub(path: "/v1/expenses/1", .error(.notConnectedToInternet, delay: 30))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
@@ -94,7 +94,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
     }
 
     func testStatusFailure_logsTheStatusAndTheStatusError_atErrorLevel() throws {
-        transport.stub(path: "/v1/expenses/1", .text("nope", status: 404, delay: .seconds(5)))
+        transport.stub(path: "/v1/expenses/1", .text("nope", status: 404, delay: 5))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
@@ -113,8 +113,8 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
     }
 
     func testALoggerKeepingOnlyErrors_seesWhichRequestFailed() throws {
-        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON, delay: .seconds(1)))
-        transport.stub(.post, path: "/v1/expenses", .text("down", status: 503, delay: .seconds(2)))
+        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON, delay: 1))
+        transport.stub(.post, path: "/v1/expenses", .text("down", status: 503, delay: 2))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient([LoggerInterceptor(logger: logger)])
 
@@ -134,7 +134,7 @@ final class LoggerInterceptorTests: CacheSpecStubTestCase {
     }
 
     func testCachedValue_isLoggedAsCached() throws {
-        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON), .json(cacheSpecNewJSON, delay: .seconds(2)))
+        transport.stub(path: "/v1/expenses/1", .json(cacheSpecOldJSON), .json(cacheSpecNewJSON, delay: 2))
         let logger = CacheSpecRecordingLogger()
         let cache = CacheInterceptor(dataStore: InMemoryDataStore())
         cache.register(policy: CachePolicy.CacheAndRenew(), to: "/expenses/[0-9]+")

@@ -22,10 +22,10 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
     private func stubProtected(accepting accepted: String) {
         transport.stub(
             matching: { $0.value(forHTTPHeaderField: "Authorization") != "Bearer \(accepted)" },
-            [.status(401, delay: .seconds(10))])
+            [.status(401, delay: 10)])
         transport.stub(
             matching: { $0.value(forHTTPHeaderField: "Authorization") == "Bearer \(accepted)" },
-            [.json(cacheSpecOldJSON, delay: .seconds(10))])
+            [.json(cacheSpecOldJSON, delay: 10)])
     }
 
     /// A refresher on the virtual clock whose refresh stores `token` (or fails).
@@ -108,7 +108,7 @@ final class LoggerRetryTests: CacheSpecStubTestCase {
     }
 
     func testRetryInterceptor_retriedFailuresAreRetries_andTheLastOneIsTheError() throws {
-        transport.stub(path: "/v1/expenses/1", .status(503, delay: .seconds(5)))
+        transport.stub(path: "/v1/expenses/1", .status(503, delay: 5))
         let logger = CacheSpecRecordingLogger()
         let policy = RetryPolicy(maximumAttempts: 2, baseDelay: 1, jitter: .none)
         let client = try makeClient([LoggerInterceptor(logger: logger), RetryInterceptor(policy: policy)])

@@ -32,7 +32,7 @@ final class LoggerVerbosityTests: CacheSpecStubTestCase {
             StubResponse(
                 status: 201,
                 headers: ["Content-Type": "application/json", "Set-Cookie": "session=n3w", "X-Trace": "t-1"],
-                body: body, delay: .seconds(1)))
+                body: body, delay: 1))
     }
 
     func testHeaders_areListedSortedWithSecretsHidden_andNoBodies() throws {
@@ -92,7 +92,7 @@ final class LoggerVerbosityTests: CacheSpecStubTestCase {
         stubCreated(body: Data(long.utf8))
         transport.stub(
             .get, path: "/v1/expenses",
-            StubResponse(status: 200, headers: [:], body: Data([0x00, 0xFF, 0x10, 0x80]), delay: .seconds(1)))
+            StubResponse(status: 200, headers: [:], body: Data([0x00, 0xFF, 0x10, 0x80]), delay: 1))
         let logger = CacheSpecRecordingLogger()
         let client = try makeClient(logging: LoggerInterceptor(logger: logger, verbosity: .bodies, bodyLimit: 7))
 

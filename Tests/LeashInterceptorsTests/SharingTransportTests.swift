@@ -26,7 +26,7 @@ final class SharingTransportTests: RetryTestCase {
         super.setUp()
         scheduler = TestScheduler(initialClock: 0)
         stub = StubTransport(scheduler: scheduler)
-        stub.stub(path: "/items", .json("[1]", delay: .seconds(5)), .json("[2]", delay: .seconds(5)))
+        stub.stub(path: "/items", .json("[1]", delay: 5), .json("[2]", delay: 5))
         counting = SharingCountingTransport(stub)
         sharing = SharingTransport(wrapping: counting)
     }
@@ -118,7 +118,7 @@ final class SharingTransportTests: RetryTestCase {
     }
 
     func testSharing_aFailureReachesEverySubscriber() {
-        stub.stub(path: "/down", .error(.timedOut, delay: .seconds(5)))
+        stub.stub(path: "/down", .error(.timedOut, delay: 5))
         let first = scheduler.createObserver(TransportResponse.self)
         let second = scheduler.createObserver(TransportResponse.self)
         send(request("/down"), at: 200, as: "first", to: first)
@@ -198,7 +198,7 @@ final class SharingTransportTests: RetryTestCase {
     // MARK: What is shared
 
     func testSharing_differentURLs_areNotShared() {
-        stub.stub(path: "/other", .json("[9]", delay: .seconds(5)))
+        stub.stub(path: "/other", .json("[9]", delay: 5))
         let first = scheduler.createObserver(TransportResponse.self)
         let second = scheduler.createObserver(TransportResponse.self)
         let third = scheduler.createObserver(TransportResponse.self)
@@ -241,7 +241,7 @@ final class SharingTransportTests: RetryTestCase {
         for method in ["POST", "PUT", "DELETE", "PATCH", "HEAD"] {
             let scheduler = TestScheduler(initialClock: 0)
             let stub = StubTransport(scheduler: scheduler)
-            stub.stub(path: "/items", .json("[1]", delay: .seconds(5)))
+            stub.stub(path: "/items", .json("[1]", delay: 5))
             let counting = SharingCountingTransport(stub)
             let sharing = SharingTransport(wrapping: counting)
             let observer = scheduler.createObserver(TransportResponse.self)
@@ -297,7 +297,7 @@ final class SharingTransportTests: RetryTestCase {
     }
 
     func testSharing_withRetry_eachRetryJoinsOrStartsAFlight() throws {
-        stub.stub(path: "/flaky", .status(503, delay: .seconds(5)), .json("[3]", delay: .seconds(5)))
+        stub.stub(path: "/flaky", .status(503, delay: 5), .json("[3]", delay: 5))
         let retry = RetryInterceptor(policy: exactRetryPolicy(baseDelay: 1))
         let client = try makeRetryClient(sharing, scheduler: scheduler, interceptors: [retry])
         let first = scheduler.createObserver(ExecutionEvent<[Int]>.self)
@@ -324,7 +324,7 @@ final class SharingTransportTests: RetryTestCase {
 
     func testSharing_manyThreadsSubscribingAndDisposing_everyKeptSubscriberGetsTheAnswer() {
         let stub = StubTransport()
-        stub.stub(path: "/items", .json("[1]", delay: .milliseconds(50)))
+        stub.stub(path: "/items", .json("[1]", delay: 0.05))
         let counting = SharingCountingTransport(stub)
         let sharing = SharingTransport(wrapping: counting)
         let request = SharingRequestBox(self.request())
@@ -357,7 +357,7 @@ final class SharingTransportTests: RetryTestCase {
 
     func testSharing_manyThreadsDisposingEverySubscriber_cancelsEveryRequest() {
         let stub = StubTransport()
-        stub.stub(path: "/items", .json("[1]", delay: .seconds(30)))
+        stub.stub(path: "/items", .json("[1]", delay: 30))
         let counting = SharingCountingTransport(stub)
         let sharing = SharingTransport(wrapping: counting)
         let request = SharingRequestBox(self.request())

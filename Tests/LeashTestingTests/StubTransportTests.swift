@@ -220,7 +220,7 @@ final class StubTransportTests: XCTestCase {
     func testDelay_runsOnTheGivenScheduler_inVirtualTime() {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
-        transport.stub(path: "/x", .status(200, delay: .seconds(30)))
+        transport.stub(path: "/x", .status(200, delay: 30))
         let request = request("/x")
         let observer = scheduler.start { transport.send(request).map { $0.httpResponse.statusCode } }
         XCTAssertEqual(observer.events, [.next(230, 200), .completed(230)])
@@ -229,7 +229,7 @@ final class StubTransportTests: XCTestCase {
     func testDelay_errorsAreDelayedToo() {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
-        transport.stub(path: "/x", .error(.timedOut, delay: .seconds(7)))
+        transport.stub(path: "/x", .error(.timedOut, delay: 7))
         let request = request("/x")
         let observer = scheduler.start { transport.send(request).map { $0.httpResponse.statusCode } }
         XCTAssertEqual(observer.events.map(\.time), [207])
@@ -239,7 +239,7 @@ final class StubTransportTests: XCTestCase {
     func testDelay_disposedBeforeTheAnswer_deliversNothing() {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
-        transport.stub(path: "/x", .status(200).delayed(.seconds(100)))
+        transport.stub(path: "/x", .status(200).delayed(100))
         let request = request("/x")
         let observer = scheduler.start(disposed: 250) { transport.send(request).map { $0.httpResponse.statusCode } }
         XCTAssertTrue(observer.events.isEmpty)
@@ -249,7 +249,7 @@ final class StubTransportTests: XCTestCase {
     func testDelay_wholePipelineRunsInVirtualTime() throws {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
-        transport.stub(path: "/item", .json(#"{"id":5}"#, delay: .seconds(5)))
+        transport.stub(path: "/item", .json(#"{"id":5}"#, delay: 5))
         let manager = try Manager.Builder().url("http://h").transport(transport).scheduler(scheduler).timeout(10)
             .build()
         let client = Client(manager: manager)
@@ -262,7 +262,7 @@ final class StubTransportTests: XCTestCase {
     func testDelay_longerThanTheTimeout_isLeashTimeoutAtTheVirtualDeadline() throws {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
-        transport.stub(path: "/slow", .json(#"{"id":5}"#, delay: .seconds(30)))
+        transport.stub(path: "/slow", .json(#"{"id":5}"#, delay: 30))
         let manager = try Manager.Builder().url("http://h").transport(transport).scheduler(scheduler).timeout(10)
             .build()
         let client = Client(manager: manager)
@@ -278,7 +278,7 @@ final class StubTransportTests: XCTestCase {
 
     func testDelay_withoutScheduler_runsOnABackgroundQueue() throws {
         let transport = StubTransport()
-        transport.stub(path: "/x", .status(200, delay: .milliseconds(100)))
+        transport.stub(path: "/x", .status(200, delay: 0.1))
         let start = Date()
         let done = expectation(description: "answered")
         let subscription = transport.send(request("/x")).subscribe(onNext: { response in
@@ -295,7 +295,7 @@ final class StubTransportTests: XCTestCase {
         // A 60 s delay: tearDown's resource check passes only if dispose dropped the
         // pending delivery (and its observer) instead of leaving it queued until then.
         let transport = StubTransport()
-        transport.stub(path: "/x", .status(200, delay: .seconds(60)))
+        transport.stub(path: "/x", .status(200, delay: 60))
         let received = SpecLocked(0)
         let subscription = transport.send(request("/x"))
             .subscribe(onNext: { _ in received.withLock { $0 += 1 } }, onError: { _ in received.withLock { $0 += 1 } })

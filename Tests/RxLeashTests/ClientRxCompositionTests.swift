@@ -15,8 +15,8 @@ final class ClientRxCompositionTests: ClientRxStubCase {
         super.setUp()
         scheduler = TestScheduler(initialClock: 0)
         transport = StubTransport(scheduler: scheduler)
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
-        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: 5))
     }
 
     override func tearDown() {
@@ -39,7 +39,7 @@ final class ClientRxCompositionTests: ClientRxStubCase {
     }
 
     func testZip_ofTwoRequests_emitsThePairWhenBothArrived() throws {
-        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(8)))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: 8))
         let client = try makeClientRxClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start {

@@ -42,7 +42,7 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
         return log.value
     }
 
-    private func stubbedTransport(_ response: StubResponse = .json(specAliceJSON, delay: .milliseconds(5)))
+    private func stubbedTransport(_ response: StubResponse = .json(specAliceJSON, delay: 0.005))
         -> StubTransport
     {
         StubTransport().stub(path: "/v1/users/1", response)
@@ -85,7 +85,7 @@ final class ClientRxDeliveryTests: ClientRxStubCase {
     }
 
     func testErrors_areDeliveredOnTheQueueToo() throws {
-        let client = try makeClientRxClient(stubbedTransport(.status(500, delay: .milliseconds(5))))
+        let client = try makeClientRxClient(stubbedTransport(.status(500, delay: 0.005)))
 
         let events = record(client.rx.execute(ClientRxGetUser(id: 1), queue: labeledQueue("delivery"))) { $0.name }
 

@@ -8,7 +8,7 @@ import XCTest
 /// `client.rx.events`: the execution's own events, at their times.
 final class ClientRxEventsTests: VirtualTimeTestCase {
     func testEvents_reportEachStageAtItsTime_thenTheValue() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClientRxClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start { client.rx.events(ClientRxEndpoint(), type: SpecUser.self) }
@@ -23,7 +23,7 @@ final class ClientRxEventsTests: VirtualTimeTestCase {
     }
 
     func testEvents_retry_isReportedBeforeTheSecondAttempt() throws {
-        transport.stub(path: "/v1/users/1", .status(503), .json(specAliceJSON, delay: .seconds(2)))
+        transport.stub(path: "/v1/users/1", .status(503), .json(specAliceJSON, delay: 2))
         let client = try makeClientRxClient(transport, scheduler: scheduler) {
             $0.add(interceptor: ClientRxRetryAfterDelay(scheduler: self.scheduler, ticks: 10))
         }
@@ -41,7 +41,7 @@ final class ClientRxEventsTests: VirtualTimeTestCase {
     }
 
     func testEvents_customSerializer_carriesTheSerializersValues() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 1))
         let client = try makeClientRxClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start {
@@ -52,7 +52,7 @@ final class ClientRxEventsTests: VirtualTimeTestCase {
     }
 
     func testEvents_failure_endsTheStreamWithTheError() throws {
-        transport.stub(path: "/v1/users/1", .status(500, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/1", .status(500, delay: 1))
         let client = try makeClientRxClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start { client.rx.events(ClientRxEndpoint(), type: SpecUser.self) }

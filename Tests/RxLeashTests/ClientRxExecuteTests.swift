@@ -19,7 +19,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     // MARK: Values
 
     func testExecute_emitsTheDecodedValueWhenTheResponseArrives_thenCompletes() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient()
 
         let observer = scheduler.start { client.rx.execute(ClientRxEndpoint(), type: SpecUser.self) }
@@ -28,7 +28,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testExecute_isCold_sendsNothingUntilSubscribed_andSendsAgainForEachSubscription() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient()
         let users = client.rx.execute(ClientRxEndpoint(), type: SpecUser.self)
         let first = scheduler.createObserver(SpecUser.self)
@@ -48,7 +48,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testExecute_cacheThenNetwork_emitsBothValuesThenCompletes() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
         let observer = scheduler.start { client.rx.execute(ClientRxEndpoint(), type: SpecUser.self) }
@@ -57,7 +57,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testExecute_typedEndpoint_infersTheResponseType() throws {
-        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: 1))
         let client = try makeClient()
         // The element type comes from `ClientRxGetUser.Response`; nothing names it here.
         let users = client.rx.execute(ClientRxGetUser(id: 2))
@@ -71,7 +71,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testExecute_customSerializer_emitsWhatTheSerializerMakes() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(2)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 2))
         let client = try makeClient()
 
         let observer = scheduler.start {
@@ -84,7 +84,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     // MARK: Responses
 
     func testResponse_saysWhereEachValueCameFrom_withTheNetworkResponsesDetails() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
         let observer = scheduler.start { client.rx.response(ClientRxEndpoint(), type: SpecUser.self) }
@@ -103,7 +103,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testResponse_justValue_isTheValuesAlone() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
         let observer = scheduler.start {
@@ -114,7 +114,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testResponse_typedEndpointAndSerializerForms() throws {
-        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: 1))
         let client = try makeClient()
 
         let typed = scheduler.start { client.rx.response(ClientRxGetUser(id: 2)).map { $0.value } }
@@ -129,7 +129,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     // MARK: Errors
 
     func testExecute_unacceptableStatus_failsWithTheTypedLeashError() throws {
-        transport.stub(path: "/v1/users/1", .text("nope", status: 404, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .text("nope", status: 404, delay: 5))
         let client = try makeClient()
 
         let observer = scheduler.start { client.rx.execute(ClientRxEndpoint(), type: SpecUser.self) }
@@ -144,7 +144,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testExecute_undecodableBody_failsWithDecodingKeepingTheCause() throws {
-        transport.stub(path: "/v1/users/1", .json(#"{"id":"one"}"#, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/1", .json(#"{"id":"one"}"#, delay: 1))
         let client = try makeClient()
 
         let observer = scheduler.start { client.rx.execute(ClientRxEndpoint(), type: SpecUser.self) }
@@ -157,7 +157,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testExecute_interceptorsOwnError_arrivesUnchanged() throws {
-        transport.stub(path: "/v1/users/1", .error(.notConnectedToInternet, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/1", .error(.notConnectedToInternet, delay: 3))
         let client = try makeClient { $0.add(interceptor: ClientRxAppErrorInterceptor()) }
 
         let observer = scheduler.start { client.rx.execute(ClientRxEndpoint(), type: SpecUser.self) }
@@ -167,7 +167,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testExecute_timeout_failsAtTheDeadlineAndCancelsTheRequest() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(10)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 10))
         let client = try makeClient { $0.timeout(3) }
 
         let observer = scheduler.start { client.rx.execute(ClientRxEndpoint(), type: SpecUser.self) }
@@ -207,7 +207,7 @@ final class ClientRxExecuteTests: VirtualTimeTestCase {
     }
 
     func testDispose_beforeTheResponse_emitsNothing() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient()
 
         let observer = scheduler.start(disposed: 203) {

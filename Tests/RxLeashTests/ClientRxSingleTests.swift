@@ -13,7 +13,7 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_succeedsWithTheValueWhenTheExecutionCompletes() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient()
 
         let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
@@ -33,7 +33,7 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_cacheThenNetwork_succeedsWithTheNetworksValue() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
         let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
@@ -42,7 +42,7 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_typedEndpoint_infersTheType() throws {
-        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: 1))
         let client = try makeClient()
         let bob: Single<SpecUser> = client.rx.single(ClientRxGetUser(id: 2))
 
@@ -52,7 +52,7 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_customSerializer() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(1)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 1))
         let client = try makeClient()
 
         let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), serializer: StringResponseSerializer()) }
@@ -61,7 +61,7 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_failure_failsWithTheLeashError() throws {
-        transport.stub(path: "/v1/users/1", .status(500, delay: .seconds(4)))
+        transport.stub(path: "/v1/users/1", .status(500, delay: 4))
         let client = try makeClient()
 
         let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
@@ -72,7 +72,7 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_executionWithoutAValue_failsWithInvalidResponse() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(2)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 2))
         let client = try makeClient { $0.add(interceptor: ClientRxDropEverything()) }
 
         let observer = scheduler.start { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
@@ -84,7 +84,7 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testResponseTakeLastAsSingle_carriesTheDetailsOfTheLastValue_andJustValueDropsThem() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 3))
         let client = try makeClient { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
         let details = scheduler.start {
@@ -107,7 +107,7 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_disposedBeforeTheResponse_emitsNothing() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makeClient()
 
         let observer = scheduler.start(disposed: 202) { client.rx.single(ClientRxEndpoint(), type: SpecUser.self) }
@@ -117,8 +117,8 @@ final class ClientRxSingleTests: VirtualTimeTestCase {
     }
 
     func testSingle_zipOfTwoCalls_succeedsWhenTheSlowerOneDoes() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(3)))
-        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: .seconds(7)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 3))
+        transport.stub(path: "/v1/users/2", .json(specBobJSON, delay: 7))
         let client = try makeClient()
 
         let observer = scheduler.start {

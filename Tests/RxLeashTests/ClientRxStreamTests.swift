@@ -55,7 +55,7 @@ final class ClientRxStreamTests: LoopbackIntegrationCase {
                     ServerSentEvent(id: "1", data: "{\"cents\":1999}"),
                     ServerSentEvent(id: "2", data: "{\"cents\":2050}"),
                 ],
-                every: .seconds(10)),
+                every: 10),
             StubResponse.serverSentEvents([ServerSentEvent(id: "3", data: "{\"cents\":1875}")]).keepingOpen())
         let client = Client(
             manager: try Manager.Builder().url("https://prices.example.com").transport(transport)

@@ -60,7 +60,7 @@ final class ClientRxTransferTests: VirtualTimeTransferCase {
     }
 
     func testDownload_unacceptableStatus_failsWithTheTypedError_andLeavesNoFile() throws {
-        transport.stub(.get, path: "/v1/file", .json(#"{"error":"gone"}"#, status: 404, delay: .seconds(2)))
+        transport.stub(.get, path: "/v1/file", .json(#"{"error":"gone"}"#, status: 404, delay: 2))
         let client = try client()
         let destination = self.destination
 

@@ -37,7 +37,7 @@ final class DeprecatedSpellingsTests: VirtualTimeTransferCase {
 
     @available(*, deprecated, message: "checks the deprecated spellings")
     func testExecution_isClientRxEvents() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try client()
 
         let decoded = scheduler.start { client.execution(ClientRxEndpoint(), as: SpecUser.self).compactMap(\.value) }
@@ -51,7 +51,7 @@ final class DeprecatedSpellingsTests: VirtualTimeTransferCase {
 
     @available(*, deprecated, message: "checks the deprecated spellings")
     func testResponses_isClientRxResponse() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try client()
 
         let decoded = scheduler.start {
@@ -69,7 +69,7 @@ final class DeprecatedSpellingsTests: VirtualTimeTransferCase {
 
     @available(*, deprecated, message: "checks the deprecated spellings")
     func testStreamExecution_isClientRxStream() throws {
-        transport.stub(.get, path: "/v1/feed", .chunks(["a", "bc"], every: .seconds(2)))
+        transport.stub(.get, path: "/v1/feed", .chunks(["a", "bc"], every: 2))
         let client = try client()
 
         let observer = scheduler.start {
@@ -81,7 +81,7 @@ final class DeprecatedSpellingsTests: VirtualTimeTransferCase {
 
     @available(*, deprecated, message: "checks the deprecated spellings")
     func testLinesExecution_isClientRxLines() throws {
-        transport.stub(.get, path: "/v1/feed", .chunks(["one\ntw", "o\n"], every: .seconds(1)))
+        transport.stub(.get, path: "/v1/feed", .chunks(["one\ntw", "o\n"], every: 1))
         let client = try client()
 
         let observer = scheduler.start { client.linesExecution(ClientRxEndpoint("/feed"), as: String.self) }
@@ -122,7 +122,7 @@ final class DeprecatedSpellingsTests: VirtualTimeTransferCase {
 
     @available(*, deprecated, message: "checks the deprecated spellings")
     func testUploadExecution_isClientRxUpload() throws {
-        transport.stub(.post, path: "/v1/users", .json(specAliceJSON, delay: .seconds(3)))
+        transport.stub(.post, path: "/v1/users", .json(specAliceJSON, delay: 3))
         let client = try client()
 
         let decoded = scheduler.start { client.uploadExecution(Upload(), as: SpecUser.self).compactMap(\.value) }
@@ -138,7 +138,7 @@ final class DeprecatedSpellingsTests: VirtualTimeTransferCase {
 
     @available(*, deprecated, message: "checks the deprecated spellings")
     func testExecuteWithAResultCallback_getsTheResponsesResult() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try client()
         let names = SpecLocked<[String]>([])
 
@@ -154,7 +154,7 @@ final class DeprecatedSpellingsTests: VirtualTimeTransferCase {
 
     @available(*, deprecated, message: "checks the deprecated spellings")
     func testExecuteWithReactiveResponseType_isResponse() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try client()
 
         // Leash's RxLeash spelled the details form this way, and named its element
@@ -169,7 +169,7 @@ final class DeprecatedSpellingsTests: VirtualTimeTransferCase {
 
     @available(*, deprecated, message: "checks the deprecated spellings")
     func testSingleResponse_carriesTheDetailsOfTheLastValue() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 3))
         let client = try client { $0.add(interceptor: ClientRxCacheInterceptor(specBobJSON)) }
 
         let details = scheduler.start {

@@ -12,7 +12,7 @@ final class GetUserTests: XCTestCase {
     func testGetUser_answersAfterTheStubsDelay() throws {
         let scheduler = TestScheduler(initialClock: 0)
         let stub = StubTransport(scheduler: scheduler)
-            .stub(.get, path: "/v1/users/1", .json(#"{"id":1,"name":"Alice"}"#, delay: .seconds(2)))
+            .stub(.get, path: "/v1/users/1", .json(#"{"id":1,"name":"Alice"}"#, delay: 2))
         let client = Client(
             manager: try Manager.Builder()
                 .url("https://api.example.com/v1")

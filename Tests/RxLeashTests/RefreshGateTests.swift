@@ -26,7 +26,7 @@ final class RefreshGateTests: RefreshTestCase {
     }
 
     private func itemsTimeline(_ configure: @escaping (Manager.Builder) -> Manager.Builder) throws -> [String] {
-        transport.stub(path: "/v1/items", .json(refreshItemJSON, delay: .seconds(10)))
+        transport.stub(path: "/v1/items", .json(refreshItemJSON, delay: 10))
         let client = try makeClient(configure)
         let run = RefreshSubscriptions(scheduler)
         let observer = run.subscribe(at: 200) { client.eventStream(RefreshEndpoint("items"), as: RefreshItem.self) }

@@ -149,7 +149,7 @@ final class RefreshManagerTests: RefreshTestCase {
         stubProtected("items", accepting: [])
         let script = RefreshScript(
             (1...3).map { (scheduler.createColdObservable([.completed(5)]), "t\($0)") })
-        let refresher = makeRefresher(script, maximumRefreshes: 2, window: .seconds(100))
+        let refresher = makeRefresher(script, maximumRefreshes: 2, window: 100)
         let client = try makeClient { $0.refreshing(with: refresher) }
         let run = RefreshSubscriptions(scheduler)
 
@@ -245,7 +245,7 @@ final class RefreshManagerTests: RefreshTestCase {
 
     func testExcludedEndpoint_neitherWaitsNorRefreshes() throws {
         stubProtected("items", accepting: ["fresh"])
-        transport.stub(path: "/v1/token", .status(401, delay: .seconds(10)))
+        transport.stub(path: "/v1/token", .status(401, delay: 10))
         let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
         let refresher = makeRefresher(script) { ($0 as? RefreshEndpoint)?.path == "/token" }
         let client = try makeClient { $0.refreshing(with: refresher) }
@@ -279,7 +279,7 @@ final class RefreshManagerTests: RefreshTestCase {
     }
 
     func testOtherStatuses_passOnUnchanged_withoutRefreshing() throws {
-        transport.stub(path: "/v1/items", .status(403, delay: .seconds(10)))
+        transport.stub(path: "/v1/items", .status(403, delay: 10))
         let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
         let client = try makeClient { $0.refreshing(with: makeRefresher(script)) }
         let run = RefreshSubscriptions(scheduler)
@@ -292,10 +292,10 @@ final class RefreshManagerTests: RefreshTestCase {
     }
 
     func testUnauthorizedStatusCodes_areConfigurable() throws {
-        transport.stub(path: "/v1/items", .status(419, delay: .seconds(10)))
+        transport.stub(path: "/v1/items", .status(419, delay: 10))
         transport.stub(
             matching: { $0.value(forHTTPHeaderField: "Authorization") == "Bearer fresh" },
-            [.json(refreshItemJSON, delay: .seconds(10))])
+            [.json(refreshItemJSON, delay: 10)])
         let script = RefreshScript([(scheduler.createColdObservable([.completed(5)]), "fresh")])
         let authenticator = self.authenticator!
         let refresher = TokenRefresher(

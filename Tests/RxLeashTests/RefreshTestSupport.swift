@@ -35,7 +35,7 @@ class RefreshTestCase: VirtualTimeTestCase {
 
     /// A refresher on the virtual clock whose refreshes follow `script`.
     func makeRefresher(
-        _ script: RefreshScript, maximumRefreshes: Int = 3, window: RxTimeInterval = .seconds(60),
+        _ script: RefreshScript, maximumRefreshes: Int = 3, window: TimeInterval = 60,
         excluding: @escaping @Sendable (Endpoint) -> Bool = { _ in false }
     ) -> TokenRefresher {
         let authenticator = self.authenticator!
@@ -49,14 +49,14 @@ class RefreshTestCase: VirtualTimeTestCase {
     /// `Bearer <token>` for one of `acceptedTokens`: then the item, after `delay` ticks.
     func stubProtected(_ path: String, accepting acceptedTokens: Set<String>, delay: Int = 10) {
         let fullPath = "/v1/" + path
-        transport.stub(path: fullPath, .status(401, delay: .seconds(delay)))
+        transport.stub(path: fullPath, .status(401, delay: TimeInterval(delay)))
         transport.stub(
             matching: { request in
                 guard request.url?.path == fullPath,
                     let header = request.value(forHTTPHeaderField: "Authorization"), header.hasPrefix("Bearer ")
                 else { return false }
                 return acceptedTokens.contains(String(header.dropFirst("Bearer ".count)))
-            }, [.json(refreshItemJSON, delay: .seconds(delay))])
+            }, [.json(refreshItemJSON, delay: TimeInterval(delay))])
     }
 
     /// The Authorization headers the transport saw for `path`, in order.

@@ -70,7 +70,7 @@ extension Tour {
             let scheduler = TestScheduler(initialClock: 0, resolution: 0.001)
             let leanne = User(id: 1, name: "Leanne Graham", username: "Bret", email: "Sincere@april.biz")
             let stub = StubTransport(scheduler: scheduler)
-                .stub(.get, path: "/users", .json(encoding: [leanne], delay: .milliseconds(120)))
+                .stub(.get, path: "/users", .json(encoding: [leanne], delay: 0.12))
             let manager = try Manager.Builder().url("https://api.example.com").transport(stub)
                 .scheduler(scheduler).build()
             let typing = scheduler.createHotObservable([.next(210, "l"), .next(250, "le"), .next(300, "lea")])

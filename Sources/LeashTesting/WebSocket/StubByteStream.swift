@@ -27,17 +27,17 @@ struct StubRunner: Sendable {
         }
     }
 
-    /// Runs `action` after `delay`, unless the returned disposable is disposed first.
+    /// Runs `action` after `delay` seconds, unless the returned disposable is disposed first.
     @discardableResult
-    func after(_ delay: RxTimeInterval, _ action: @escaping @Sendable () -> Void) -> Disposable {
+    func after(_ delay: TimeInterval, _ action: @escaping @Sendable () -> Void) -> Disposable {
         if let scheduler {
-            return scheduler.scheduleRelative((), dueTime: delay) { _ in
+            return scheduler.scheduleRelative((), dueTime: .fromSeconds(delay)) { _ in
                 action()
                 return Disposables.create()
             }
         }
         let pending = LockedState<(@Sendable () -> Void)?>(action)
-        queue.asyncAfter(deadline: .now() + .nanoseconds(delay.stubNanoseconds)) {
+        queue.asyncAfter(deadline: .now() + max(0, delay)) {
             pending.withLock { $0.take() }?()
         }
         return Disposables.create { _ = pending.withLock { $0.take() } }

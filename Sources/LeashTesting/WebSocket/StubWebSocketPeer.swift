@@ -17,7 +17,7 @@ import Rx
 /// transport.stubWebSocket(path: "/chat") { peer in
 ///     peer.send(.text("welcome"))
 ///     peer.onMessage { message in peer.send(message) }   // an echo
-///     peer.after(.seconds(30)) { peer.close(code: .goingAway) }
+///     peer.after(30) { peer.close(code: .goingAway) }
 /// }
 /// ```
 public final class StubWebSocketPeer: Sendable {
@@ -55,9 +55,9 @@ public final class StubWebSocketPeer: Sendable {
         connection.writeRaw(bytes)
     }
 
-    /// Runs `action` after `delay` (virtual time on a `TestScheduler`).
-    public func after(_ delay: RxTimeInterval, _ action: @escaping @Sendable () -> Void) {
-        connection.runner.after(delay, action)
+    /// Runs `action` after `seconds` (virtual time on a `TestScheduler`).
+    public func after(_ seconds: TimeInterval, _ action: @escaping @Sendable () -> Void) {
+        connection.runner.after(seconds, action)
     }
 
     /// Calls `handler` with each message the client sends, in order.

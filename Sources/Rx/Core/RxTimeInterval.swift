@@ -10,7 +10,7 @@ public typealias RxTime = Date
 extension DispatchTimeInterval {
     /// The interval in seconds (`.never` is infinity).
     @usableFromInline
-    var seconds: Double {
+    package var seconds: Double {
         switch self {
         case .seconds(let value): return Double(value)
         case .milliseconds(let value): return Double(value) / 1_000
@@ -23,7 +23,7 @@ extension DispatchTimeInterval {
 
     /// The interval in nanoseconds, saturating (`.never` is `Int.max`).
     @usableFromInline
-    var nanoseconds: Int {
+    package var nanoseconds: Int {
         switch self {
         case .seconds(let value):
             return value.multipliedReportingOverflow(by: 1_000_000_000).overflow ? .max : value * 1_000_000_000
@@ -37,10 +37,12 @@ extension DispatchTimeInterval {
         }
     }
 
-    /// Builds an interval from seconds, rounding to nanoseconds.
-    static func fromSeconds(_ seconds: Double) -> DispatchTimeInterval {
-        if !seconds.isFinite || seconds >= Double(Int.max) / 1_000_000_000 { return .never }
-        return .nanoseconds(Int((seconds * 1_000_000_000).rounded()))
+    /// Builds an interval from seconds, rounding to nanoseconds (Leash's API measures time
+    /// in seconds, as `TimeInterval`; schedulers take this type). Too long or not finite
+    /// is `.never`, and less than nothing is nothing.
+    package static func fromSeconds(_ seconds: Double) -> DispatchTimeInterval {
+        if seconds.isNaN || seconds >= Double(Int.max) / 1_000_000_000 { return .never }
+        return .nanoseconds(Int((max(0, seconds) * 1_000_000_000).rounded()))
     }
 }
 

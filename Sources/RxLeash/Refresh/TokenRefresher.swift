@@ -79,7 +79,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
     ///   - unauthorizedStatusCodes: The statuses that trigger a refresh (default `[401]`).
     ///   - maximumRefreshes: At most this many refreshes start per `window` (default 3);
     ///     past that, requests fail with `TokenRefreshError.refreshLimitReached`.
-    ///   - window: The window of `maximumRefreshes` (default 60 s).
+    ///   - window: The window of `maximumRefreshes`, in seconds (default 60).
     ///   - scheduler: Whose clock measures the window (a `TestScheduler` makes it
     ///     virtual); default: the system clock.
     ///   - excluding: Endpoints that neither wait for a refresh nor trigger one (the token
@@ -90,7 +90,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
         authenticator: Authenticator,
         unauthorizedStatusCodes: Set<Int> = [401],
         maximumRefreshes: Int = 3,
-        window: RxTimeInterval = .seconds(60),
+        window: TimeInterval = 60,
         scheduler: SchedulerType = TokenRefresher.clock,
         excluding: @escaping @Sendable (Endpoint) -> Bool = { _ in false },
         refresh: @escaping @Sendable () -> Completable
@@ -98,7 +98,7 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
         self.authenticator = authenticator
         self.unauthorizedStatusCodes = unauthorizedStatusCodes
         self.maximumRefreshes = max(0, maximumRefreshes)
-        self.window = window.refreshSeconds
+        self.window = window
         self.scheduler = scheduler
         self.isExcluded = excluding
         self.refresh = refresh
@@ -222,19 +222,5 @@ public final class TokenRefresher: RequestGate, @unchecked Sendable {
         failures.publish(failure)
         state.withLock { $0.finish(refresh, failed: true) }
         refresh.finish(.error(failure))
-    }
-}
-
-extension RxTimeInterval {
-    /// The interval in seconds (`.never` is infinity).
-    fileprivate var refreshSeconds: TimeInterval {
-        switch self {
-        case .seconds(let value): return TimeInterval(value)
-        case .milliseconds(let value): return TimeInterval(value) / 1e3
-        case .microseconds(let value): return TimeInterval(value) / 1e6
-        case .nanoseconds(let value): return TimeInterval(value) / 1e9
-        case .never: return .infinity
-        @unknown default: return .infinity
-        }
     }
 }

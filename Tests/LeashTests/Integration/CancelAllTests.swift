@@ -168,7 +168,7 @@ final class CancelAllTests: LoopbackIntegrationCase {
         let scheduler = TestScheduler(initialClock: 0, resolution: 0.001)
         let stub = StubTransport(scheduler: scheduler)
             .stub(
-                .get, path: "/feed", .serverSentEvents([ServerSentEvent(id: "1", data: "a")], every: .milliseconds(10)))
+                .get, path: "/feed", .serverSentEvents([ServerSentEvent(id: "1", data: "a")], every: 0.01))
         let client = Client(
             manager: try Manager.Builder().url("https://api.example.com").transport(stub).scheduler(scheduler).build())
         let observer = scheduler.createObserver(String.self)

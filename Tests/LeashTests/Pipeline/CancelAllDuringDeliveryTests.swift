@@ -71,7 +71,7 @@ final class CancelAllDuringDeliveryTests: VirtualTimeTestCase {
                         builder.add(interceptor: PassingSerializationInterceptor())
                     }
                 }
-                transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(1)))
+                transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 1))
                 let log = PipelineLog()
 
                 let subscription = subscribe(form, client, PipelineEndpoint(timeout: timeout), log: log) {
@@ -97,7 +97,7 @@ final class CancelAllDuringDeliveryTests: VirtualTimeTestCase {
                     builder.add(interceptor: PassingSerializationInterceptor())
                 }
             }
-            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(10)))
+            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 10))
             let log = PipelineLog()
 
             let subscription = subscribe(form, client, PipelineEndpoint(), log: log) {
@@ -123,7 +123,7 @@ final class CancelAllDuringDeliveryTests: VirtualTimeTestCase {
                 builder.add(
                     interceptor: RetryingOnceAfterSerialization(beforeRetry: { cancelCalls.withLock { $0 += 1 } }))
             }
-            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(10)))
+            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 10))
             let log = PipelineLog()
 
             let subscription = subscribe(form, client, PipelineEndpoint(), log: log) {}

@@ -54,7 +54,7 @@ final class ExecutionEndObserverTests: VirtualTimeTestCase {
         for form in Form.allCases {
             let recorder = EndRecorder()
             let client = try makeClient(form, recorder)
-            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(1)))
+            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 1))
             let failures = SpecLocked<[String]>([])
 
             let subscription = subscribe(form, client, PipelineEndpoint(), failures: failures)
@@ -72,7 +72,7 @@ final class ExecutionEndObserverTests: VirtualTimeTestCase {
         for form in Form.allCases {
             let recorder = EndRecorder()
             let client = try makeClient(form, recorder)
-            transport.stub(path: "/v1/users/1", .status(404, delay: .seconds(1)))
+            transport.stub(path: "/v1/users/1", .status(404, delay: 1))
             let failures = SpecLocked<[String]>([])
 
             let subscription = subscribe(form, client, PipelineEndpoint(), failures: failures)
@@ -96,7 +96,7 @@ final class ExecutionEndObserverTests: VirtualTimeTestCase {
                     return request
                 }
             }
-            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(1)))
+            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 1))
             let failures = SpecLocked<[String]>([])
 
             let subscription = subscribe(form, client, PipelineEndpoint(), failures: failures)
@@ -113,7 +113,7 @@ final class ExecutionEndObserverTests: VirtualTimeTestCase {
         for form in Form.allCases {
             let recorder = EndRecorder()
             let client = try makeClient(form, recorder)
-            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(100)))
+            transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 100))
             let failures = SpecLocked<[String]>([])
 
             let subscription = subscribe(form, client, PipelineEndpoint(timeout: 5), failures: failures)
@@ -137,7 +137,7 @@ final class ExecutionEndObserverTests: VirtualTimeTestCase {
                 let context = "\(form), timeout \(String(describing: timeout))"
                 let recorder = EndRecorder()
                 let client = try makeClient(form, recorder)
-                transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(10)))
+                transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 10))
                 let failures = SpecLocked<[String]>([])
 
                 let subscription = subscribe(form, client, PipelineEndpoint(timeout: timeout), failures: failures)

@@ -260,7 +260,7 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
     }
 
     func testExecute_callbackQueue_keepsCacheThenNetworkOrder() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(specBobJSON, delay: .milliseconds(10)))
+        transport.stub(.get, path: "/v1/users/1", .json(specBobJSON, delay: 0.01))
         let (queue, key) = Self.markedQueue("ordered")
         let client = try client {
             $0.callbackQueue(queue).add(

@@ -56,8 +56,8 @@ final class PipelineConcurrencyTests: PipelineTestCase {
             let path = "/v1/users/\(index)"
             switch index % 4 {
             case 1: transport.stub(path: path, .status(401), .json(specBobJSON))
-            case 2: transport.stub(path: path, .error(.networkConnectionLost, delay: .milliseconds(1)))
-            default: transport.stub(path: path, .json(specBobJSON, delay: .milliseconds(Int.random(in: 0...3))))
+            case 2: transport.stub(path: path, .error(.networkConnectionLost, delay: 0.001))
+            default: transport.stub(path: path, .json(specBobJSON, delay: TimeInterval(Int.random(in: 0...3)) / 1000))
             }
         }
     }
@@ -133,7 +133,7 @@ final class PipelineConcurrencyTests: PipelineTestCase {
         // network's progress events come from another: the observer must still get one
         // event at a time, in an order that keeps the grammar.
         let transport = StubTransport()
-            .stub(path: "/v1/users/1", .json(specBobJSON, delay: .microseconds(200)))
+            .stub(path: "/v1/users/1", .json(specBobJSON, delay: 0.0002))
         let client = try makePipelineClient(transport) {
             $0.add(
                 interceptor: PipelineExecutionInterceptor { chain in

@@ -16,7 +16,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     // MARK: Events
 
     func testExecutionEvents_arriveInPipelineOrder_thenComplete() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(2)))
+        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON, delay: 2))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -117,7 +117,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     // MARK: Cancellation
 
     func testDispose_beforeTheStubbedDelay_deliversNothingMoreAndReleasesEverything() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(30) }
 
         let observer = scheduler.start(disposed: 203) { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -129,7 +129,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     }
 
     func testDataRequestCancel_beforeTheStubbedDelay_noCallback() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let client = try makePipelineClient(transport, scheduler: scheduler)
         let calls = PipelineBox(0)
 
@@ -193,7 +193,7 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     }
 
     func testDataRequestCancel_realTime_beforeTheResponse_noCallbackAndReleased() throws {
-        let transport = StubTransport().stub(path: "/v1/users/1", .json(specAliceJSON, delay: .milliseconds(50)))
+        let transport = StubTransport().stub(path: "/v1/users/1", .json(specAliceJSON, delay: 0.05))
         let client = try makePipelineClient(transport)
         let calls = PipelineBox(0)
         let baseline = Resources.total

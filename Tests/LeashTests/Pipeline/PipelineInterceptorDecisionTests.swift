@@ -59,7 +59,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
     }
 
     func testExecution_completeWithFinishFalse_emitsCachedThenNetworkValue() throws {
-        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: 3))
         let client = try client([
             PipelineExecutionInterceptor { chain in
                 chain.complete(with: Data(specAliceJSON.utf8), finish: false)
@@ -80,7 +80,7 @@ final class PipelineInterceptorDecisionTests: PipelineTestCase {
     }
 
     func testExecution_completeWithFinishFalse_callbackReceivesCachedThenNetworkResponse() throws {
-        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: .seconds(3)))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: 3))
         let client = try client([
             PipelineExecutionInterceptor { chain in
                 chain.complete(with: Data(specAliceJSON.utf8), extra: "from cache", finish: false)

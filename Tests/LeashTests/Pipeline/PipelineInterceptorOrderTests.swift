@@ -74,7 +74,7 @@ final class PipelineInterceptorOrderTests: PipelineTestCase {
     func testInterceptors_inVirtualTime_eachWaitsForThePreviousOne() throws {
         let scheduler = TestScheduler(initialClock: 0)
         let transport = StubTransport(scheduler: scheduler)
-            .stub(.get, path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(5)))
+            .stub(.get, path: "/v1/users/1", .json(specAliceJSON, delay: 5))
         let log = PipelineLog()
         let client = try makePipelineClient(transport, scheduler: scheduler) {
             $0.add(interceptor: PipelineKindRecorder("A", log: log, callBack: .virtual(scheduler, ticks: 10)))

@@ -29,13 +29,13 @@ final class PipelineRedirectTests: PipelineTestCase {
     }
 
     private func hop(to location: String, after seconds: Int) -> StubResponse {
-        StubResponse(status: 302, headers: ["Location": location], delay: .seconds(seconds))
+        StubResponse(status: 302, headers: ["Location": location], delay: TimeInterval(seconds))
     }
 
     func testHops_eachTakeTheirTime_andTheValueComesAfterTheLast() throws {
         transport.stub(path: "/v1/users/1", hop(to: "/v1/users/one", after: 2))
         transport.stub(path: "/v1/users/one", hop(to: "/v1/people/1", after: 3))
-        transport.stub(path: "/v1/people/1", .json(specAliceJSON, delay: .seconds(4)))
+        transport.stub(path: "/v1/people/1", .json(specAliceJSON, delay: 4))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -53,7 +53,7 @@ final class PipelineRedirectTests: PipelineTestCase {
 
     func testTheTimeout_boundsEveryHopTogether() throws {
         transport.stub(path: "/v1/users/1", hop(to: "/v1/users/2", after: 4))
-        transport.stub(path: "/v1/users/2", .json(specAliceJSON, delay: .seconds(4)))
+        transport.stub(path: "/v1/users/2", .json(specAliceJSON, delay: 4))
         let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(6) }
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -66,7 +66,7 @@ final class PipelineRedirectTests: PipelineTestCase {
 
     func testDisposingDuringAHop_sendsNothingMore() throws {
         transport.stub(path: "/v1/users/1", hop(to: "/v1/users/2", after: 2))
-        transport.stub(path: "/v1/users/2", .json(specAliceJSON, delay: .seconds(5)))
+        transport.stub(path: "/v1/users/2", .json(specAliceJSON, delay: 5))
         let client = try makePipelineClient(transport, scheduler: scheduler)
 
         let observer = scheduler.start(disposed: 204) { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }

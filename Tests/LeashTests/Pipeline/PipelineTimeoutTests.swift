@@ -81,7 +81,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_completionInterceptorNeverCallsBack_countsFromTheStartNotFromTheResponse() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(4)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 4))
         let held = self.held!
         let client = try client(timeout: 10, [PipelineCompletionInterceptor { chain, _ in held.hold(chain) }])
 
@@ -92,7 +92,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_transportThatHangs_isCutOffAndCancelled() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(60)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 60))
         let client = try client(timeout: 10)
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -104,7 +104,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_endpointTimeout_overridesTheManagers() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(60)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 60))
         let client = try client(timeout: 10)
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(timeout: 3), as: SpecUser.self) }
@@ -113,7 +113,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_responseJustBeforeTheTimeout_completesNormally() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(9)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 9))
         let client = try client(timeout: 10)
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -123,7 +123,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_afterCachedValue_theHangingNetworkStillTimesOut() throws {
-        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: .seconds(60)))
+        transport.stub(path: "/v1/users/1", .json(specBobJSON, delay: 60))
         let client = try client(
             timeout: 10,
             [
@@ -160,7 +160,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
     }
 
     func testTimeout_none_waitsAsLongAsItTakes() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(500)))
+        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 500))
         let client = try client(timeout: nil)
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -173,7 +173,7 @@ final class PipelineTimeoutTests: PipelineTestCase {
         for limit in [TimeInterval.infinity, .nan, -1, 0, 1e300] {
             let scheduler = TestScheduler(initialClock: 0)
             let transport = StubTransport(scheduler: scheduler)
-                .stub(path: "/v1/users/1", .json(specAliceJSON, delay: .seconds(500)))
+                .stub(path: "/v1/users/1", .json(specAliceJSON, delay: 500))
             let client = try makePipelineClient(transport, scheduler: scheduler) { $0.timeout(limit) }
 
             let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }

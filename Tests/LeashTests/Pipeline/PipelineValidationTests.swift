@@ -77,7 +77,7 @@ final class PipelineValidationTests: VirtualTimeTestCase {
     }
 
     func testFailureInterceptor_recoveringWithValue_deliversInterceptorValue() throws {
-        transport.stub(path: "/v1/users/1", .error(.networkConnectionLost, delay: .seconds(2)))
+        transport.stub(path: "/v1/users/1", .error(.networkConnectionLost, delay: 2))
         let client = try client {
             $0.add(
                 interceptor: PipelineFailureInterceptor { chain, _ in

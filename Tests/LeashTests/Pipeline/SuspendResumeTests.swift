@@ -37,7 +37,7 @@ final class SuspendResumeTests: VirtualTimeTestCase {
         let body = pattern(4000)
         transport.stub(
             .get, path: "/file",
-            StubResponse(body: body).progress(steps: 4, every: .seconds(1)).acceptingRanges())
+            StubResponse(body: body).progress(steps: 4, every: 1).acceptingRanges())
         let destination = folder.appendingPathComponent("file.bin")
         let client = try client()
         let log = SpecLocked<[String]>([])
@@ -71,7 +71,7 @@ final class SuspendResumeTests: VirtualTimeTestCase {
     }
 
     func testRequestSuspendedInFlight_isStopped_andSentAgainOnResume() throws {
-        transport.stub(.get, path: "/users/1", .json(#"{"id":1,"name":"Ada"}"#, delay: .seconds(2)))
+        transport.stub(.get, path: "/users/1", .json(#"{"id":1,"name":"Ada"}"#, delay: 2))
         let client = try client()
         let log = SpecLocked<[String]>([])
         var handle: DataRequest?

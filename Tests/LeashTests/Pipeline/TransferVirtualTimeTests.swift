@@ -27,7 +27,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     }
 
     /// `count` steps of `body`, `interval` apart.
-    private func stepped(_ count: Int, every interval: RxTimeInterval) -> StubResponse {
+    private func stepped(_ count: Int, every interval: TimeInterval) -> StubResponse {
         StubResponse(body: body).progress(steps: count, every: interval)
     }
 
@@ -45,7 +45,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     // MARK: Timelines
 
     func testDownload_reportsEachProgressStepAtItsTick_thenMovesTheFileIntoPlace() throws {
-        transport.stub(.get, path: "/v1/file", stepped(4, every: .seconds(1)))
+        transport.stub(.get, path: "/v1/file", stepped(4, every: 1))
         let client = try client()
 
         let observer = download(client)
@@ -85,8 +85,8 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
 
     func testDownload_droppedHalfway_isResumedByTheRetryWithRange_andTheFileHoldsExactlyTheBody() throws {
         transport.stub(
-            .get, path: "/v1/file", stepped(4, every: .seconds(1)).dropping(after: 200),
-            stepped(4, every: .seconds(1)).acceptingRanges())
+            .get, path: "/v1/file", stepped(4, every: 1).dropping(after: 200),
+            stepped(4, every: 1).acceptingRanges())
         let client = try client { $0.add(interceptor: RetryOnTransportFailure()) }
 
         let observer = download(client)
@@ -106,7 +106,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
 
     func testDownload_200AnsweredToARange_startsTheFileOver() throws {
         transport.stub(
-            .get, path: "/v1/file", stepped(4, every: .seconds(1)).dropping(after: 200), stepped(4, every: .seconds(1)))
+            .get, path: "/v1/file", stepped(4, every: 1).dropping(after: 200), stepped(4, every: 1))
         let client = try client { $0.add(interceptor: RetryOnTransportFailure()) }
 
         let observer = download(client)
@@ -126,7 +126,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     // MARK: Time limits
 
     func testIdleTimeout_stepsFurtherApartThanTheLimit_failsAtTheExactTick() throws {
-        transport.stub(.get, path: "/v1/file", stepped(4, every: .seconds(3)))
+        transport.stub(.get, path: "/v1/file", stepped(4, every: 3))
         let client = try client { $0.idleTimeout(2) }
 
         let observer = download(client)
@@ -139,7 +139,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     }
 
     func testIdleTimeout_stepsCloserThanTheLimit_succeeds_althoughTheWholeDownloadTakesLonger() throws {
-        transport.stub(.get, path: "/v1/file", stepped(8, every: .seconds(1)))
+        transport.stub(.get, path: "/v1/file", stepped(8, every: 1))
         let client = try client { $0.idleTimeout(2) }
 
         let observer = download(client)
@@ -150,7 +150,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     }
 
     func testEndpointIdleTimeout_overridesTheManagers() throws {
-        transport.stub(.get, path: "/v1/file", stepped(4, every: .seconds(3)))
+        transport.stub(.get, path: "/v1/file", stepped(4, every: 3))
         let client = try client { $0.idleTimeout(2) }
 
         let observer = download(client, PipelineEndpoint(path: "/file", idleTimeout: 4))
@@ -171,7 +171,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
 
     func testIdleTimeout_anUploadThatStalls_failsAtTheExactTick() throws {
         transport.stub(
-            .post, path: "/v1/users", StubResponse.json(specAliceJSON).progress(steps: 4, every: .seconds(3)))
+            .post, path: "/v1/users", StubResponse.json(specAliceJSON).progress(steps: 4, every: 3))
         let client = try client { $0.idleTimeout(2) }
         let upload = PipelineEndpoint(path: "/users", method: .post, parameters: body)
 
@@ -181,7 +181,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     }
 
     func testManagerTimeout_boundsEachStall_notTheWholeDownload() throws {
-        transport.stub(.get, path: "/v1/file", stepped(10, every: .seconds(1)))
+        transport.stub(.get, path: "/v1/file", stepped(10, every: 1))
         let client = try client { $0.timeout(2) }
 
         let observer = download(client)
@@ -192,7 +192,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     }
 
     func testManagerTimeout_stillEndsADownloadThatStalls() throws {
-        transport.stub(.get, path: "/v1/file", stepped(4, every: .seconds(5)))
+        transport.stub(.get, path: "/v1/file", stepped(4, every: 5))
         let client = try client { $0.timeout(2) }
 
         let observer = download(client)
@@ -201,7 +201,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     }
 
     func testEndpointTimeout_boundsTheWholeDownload() throws {
-        transport.stub(.get, path: "/v1/file", stepped(10, every: .seconds(1)))
+        transport.stub(.get, path: "/v1/file", stepped(10, every: 1))
         let client = try client { $0.timeout(2) }
 
         let observer = download(client, PipelineEndpoint(path: "/file", timeout: 3))
@@ -215,8 +215,8 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     func testEndpointTimeout_coversTheRetryOfADroppedDownload_andRemovesItsTemporaryFile() throws {
         let recorder = TransferRecordingTransport(transport)
         transport.stub(
-            .get, path: "/v1/file", stepped(4, every: .seconds(1)).dropping(after: 200),
-            stepped(4, every: .seconds(1)).acceptingRanges())
+            .get, path: "/v1/file", stepped(4, every: 1).dropping(after: 200),
+            stepped(4, every: 1).acceptingRanges())
         let client = try makePipelineClient(recorder, scheduler: scheduler) {
             $0.add(interceptor: RetryOnTransportFailure())
         }
@@ -233,8 +233,8 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
     func testDroppedDownload_whoseRetryIsRefused_failsWithTheStatus_andLeavesNoFile() throws {
         let recorder = TransferRecordingTransport(transport)
         transport.stub(
-            .get, path: "/v1/file", stepped(4, every: .seconds(1)).dropping(after: 200),
-            .status(503, delay: .seconds(1)))
+            .get, path: "/v1/file", stepped(4, every: 1).dropping(after: 200),
+            .status(503, delay: 1))
         let client = try makePipelineClient(recorder, scheduler: scheduler) {
             $0.add(interceptor: RetryOnTransportFailure())
         }
@@ -254,7 +254,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
 
     func testDisposingMidDownload_leavesNoFileAtTheDestination_andRemovesTheTemporaryFile() throws {
         let recorder = TransferRecordingTransport(transport)
-        transport.stub(.get, path: "/v1/file", stepped(4, every: .seconds(1)))
+        transport.stub(.get, path: "/v1/file", stepped(4, every: 1))
         let client = try makePipelineClient(recorder, scheduler: scheduler)
         let midway = PipelineBox<(exists: Bool, bytes: Data?)>((false, nil))
         scheduler.scheduleAt(201) {
@@ -287,7 +287,7 @@ final class TransferVirtualTimeTests: VirtualTimeTransferCase {
         transport = StubTransport(scheduler: scheduler)
         transport.stub(
             .get, path: "/v1/file",
-            StubResponse(body: transferTestBytes(2000)).progress(steps: 20, every: .milliseconds(10)))
+            StubResponse(body: transferTestBytes(2000)).progress(steps: 20, every: 0.01))
         let client = try client()
 
         let observer = download(client)

@@ -30,7 +30,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
     func testEvents_arriveAtTheirTicks_andTheRequestAsksForAnEventStream() throws {
         transport.stub(
             .get, path: "/v1/prices",
-            .serverSentEvents([event(1, "a"), ServerSentEvent(event: "tick", data: "b\nc")], every: .seconds(3)))
+            .serverSentEvents([event(1, "a"), ServerSentEvent(event: "tick", data: "b\nc")], every: 3))
         let client = try client()
 
         let observer = scheduler.start { client.serverSentEventStream(self.prices) }
@@ -48,7 +48,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
     func testReconnecting_waitsTheServersRetryTime_andSendsTheLastEventID() throws {
         transport.stub(
             .get, path: "/v1/prices",
-            .serverSentEvents([event(1, "a"), event(2, "b")], every: .seconds(1), retry: 5000),
+            .serverSentEvents([event(1, "a"), event(2, "b")], every: 1, retry: 5000),
             .serverSentEvents([event(3, "c")]),
             .empty())
         let client = try client()
@@ -132,7 +132,7 @@ final class ServerSentEventVirtualTimeTests: VirtualTimeTestCase {
     func testDecoding_decodesEachEventsData_andNamesTheEventThatDoesNot() throws {
         transport.stub(
             .get, path: "/v1/prices",
-            .serverSentEvents([event(1, "{\"cents\":5}"), event(2, "{\"cents\":")], every: .seconds(1)))
+            .serverSentEvents([event(1, "{\"cents\":5}"), event(2, "{\"cents\":")], every: 1))
         let client = try client()
 
         let observer = scheduler.start { client.serverSentEventStream(self.prices, decoding: Price.self) }

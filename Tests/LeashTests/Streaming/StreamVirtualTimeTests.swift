@@ -27,7 +27,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     // MARK: Chunks
 
     func testStream_deliversEachChunkAtItsTick_thenCompletesWithTheBody() throws {
-        transport.stub(.get, path: "/v1/feed", .chunks(["a", "bc", "def"], every: .seconds(2)))
+        transport.stub(.get, path: "/v1/feed", .chunks(["a", "bc", "def"], every: 2))
         let client = try client()
 
         let observer = scheduler.start { client.chunkStream(self.feed).map(chunkText) }
@@ -36,7 +36,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     }
 
     func testStream_anInterceptorsAnswerInPlaceOfTheNetwork_isOneChunk() throws {
-        transport.stub(.get, path: "/v1/feed", .chunks(["never"], every: .seconds(1)))
+        transport.stub(.get, path: "/v1/feed", .chunks(["never"], every: 1))
         let client = try client {
             $0.add(interceptor: PipelineExecutionInterceptor { $0.complete(with: Data("cached".utf8)) })
         }
@@ -48,7 +48,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     }
 
     func testStream_successInterceptorsSeeTheHeadBeforeAnyChunk_andMayEndTheStream() throws {
-        transport.stub(.get, path: "/v1/feed", .chunks(["a", "b", "c"], every: .seconds(1)))
+        transport.stub(.get, path: "/v1/feed", .chunks(["a", "b", "c"], every: 1))
         let seen = PipelineLog()
         let client = try client {
             $0.add(
@@ -67,7 +67,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     }
 
     func testStream_chunksArrivingWhileTheHeadIsJudged_waitAndComeInOrder() throws {
-        transport.stub(.get, path: "/v1/feed", .chunks(["a", "b", "c", "d"], every: .seconds(1)))
+        transport.stub(.get, path: "/v1/feed", .chunks(["a", "b", "c", "d"], every: 1))
         let held = PipelineBox<InterceptorChain<Data>?>(nil)
         let client = try client {
             $0.add(interceptor: PipelineSuccessInterceptor { chain, _, _ in held.value = chain })
@@ -114,7 +114,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
         // Chunks 10 s apart outlast a 15 s timeout many times over; a 30 s silence does not.
         transport.stub(
             .get, path: "/v1/feed",
-            StubResponse.chunks(["a", "b", "c", "d", "e"], every: .seconds(10)).keepingOpen())
+            StubResponse.chunks(["a", "b", "c", "d", "e"], every: 10).keepingOpen())
         let client = try client { $0.timeout(15) }
 
         let observer = scheduler.start { client.chunkStream(self.feed).map(chunkText) }
@@ -128,7 +128,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     }
 
     func testStream_anEndpointsOwnTimeout_boundsTheWholeStream() throws {
-        transport.stub(.get, path: "/v1/feed", StubResponse.chunks(["a", "b", "c"], every: .seconds(10)))
+        transport.stub(.get, path: "/v1/feed", StubResponse.chunks(["a", "b", "c"], every: 10))
         let client = try client()
         var endpoint = feed
         endpoint.timeout = 15
@@ -149,7 +149,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     }
 
     func testStream_overATransportThatOnlySends_getsTheWholeBodyAsOneChunk() throws {
-        transport.stub(.get, path: "/v1/feed", .chunks(["a", "b", "c"], every: .seconds(1)))
+        transport.stub(.get, path: "/v1/feed", .chunks(["a", "b", "c"], every: 1))
         let client = try makePipelineClient(SendOnlyTransport(base: transport), scheduler: scheduler)
 
         let observer = scheduler.start { client.lineStream(self.feed, as: String.self) }
@@ -162,7 +162,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     func testLines_decodesEachLineWhenComplete_joiningLinesSplitAcrossChunks() throws {
         transport.stub(
             .get, path: "/v1/feed",
-            .chunks(["{\"index\":0}\n{\"ind", "ex\":1}\r\n", "\n{\"index\":2}"], every: .seconds(1)))
+            .chunks(["{\"index\":0}\n{\"ind", "ex\":1}\r\n", "\n{\"index\":2}"], every: 1))
         let client = try client()
 
         let observer = scheduler.start { client.lineStream(self.feed, as: Item.self) }
@@ -173,7 +173,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     }
 
     func testLines_asString_givesEveryRawLine() throws {
-        transport.stub(.get, path: "/v1/feed", .chunks(["one\ntw", "o\r\n\nthree"], every: .seconds(1)))
+        transport.stub(.get, path: "/v1/feed", .chunks(["one\ntw", "o\r\n\nthree"], every: 1))
         let client = try client()
 
         let observer = scheduler.start { client.lineStream(self.feed, as: String.self) }
@@ -226,7 +226,7 @@ final class StreamVirtualTimeTests: VirtualTimeTestCase {
     }
 
     func testLines_fromAScriptedValueList() throws {
-        transport.stub(.get, path: "/v1/feed", .lines([Item(index: 7), Item(index: 8)], every: .seconds(5)))
+        transport.stub(.get, path: "/v1/feed", .lines([Item(index: 7), Item(index: 8)], every: 5))
         let client = try client()
 
         let observer = scheduler.start { client.lineStream(self.feed, as: Item.self) }

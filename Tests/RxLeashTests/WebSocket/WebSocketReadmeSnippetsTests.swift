@@ -96,7 +96,7 @@ final class WebSocketReadmeSnippetsTests: XCTestCase {
         transport.stubWebSocket(path: "/chat/general") { peer in
             peer.send(.text("welcome"))
             peer.onMessage { message in peer.send(message) }  // an echo
-            peer.after(.seconds(30)) { peer.drop() }  // then the connection is cut
+            peer.after(30) { peer.drop() }  // then the connection is cut
         }
         // README end
 

@@ -69,7 +69,7 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         transport.stubWebSocket(path: "/chat") { peer in
             peer.send(.text("welcome"))
             peer.onMessage { peer.send($0) }
-            peer.after(.seconds(10)) { peer.close(code: .goingAway, reason: "bye") }
+            peer.after(10) { peer.close(code: .goingAway, reason: "bye") }
         }
         let client = try makeClient()
 
@@ -128,7 +128,7 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         let alive = SpecLocked(true)
         transport.stubWebSocket(path: "/chat") { peer in
             // Answers the first two pings, then plays dead with the connection open.
-            peer.after(.seconds(45)) {
+            peer.after(45) {
                 peer.answersPings = false
                 alive.withLock { $0 = false }
             }
@@ -158,7 +158,7 @@ final class WebSocketVirtualTimeTests: XCTestCase {
             peer.answersPings = false
             // A message every 2 s, but never a pong.
             for second in stride(from: 2, through: 60, by: 2) {
-                peer.after(.seconds(second)) { peer.send(.text("tick")) }
+                peer.after(TimeInterval(second)) { peer.send(.text("tick")) }
             }
         }
         let client = try makeClient()
@@ -186,7 +186,7 @@ final class WebSocketVirtualTimeTests: XCTestCase {
             }
             peer.send(.text("connection \(number)"))
             // The first two are cut; the third closes normally.
-            peer.after(.seconds(10)) {
+            peer.after(10) {
                 if number < 3 { peer.drop() } else { peer.close(code: .normalClosure) }
             }
         }
@@ -317,7 +317,7 @@ final class WebSocketVirtualTimeTests: XCTestCase {
     }
 
     func testAHandshakeTheServerNeverAnswers_failsWithTheManagersTimeout() throws {
-        transport.stubWebSocket(path: "/chat", refusing: StubResponse(status: 500, delay: .seconds(3600))) { _ in }
+        transport.stubWebSocket(path: "/chat", refusing: StubResponse(status: 500, delay: 3600)) { _ in }
         let client = try makeClient()
 
         let events = scheduler.start { client.rx.webSocket(Chat(), options: self.options()).map(Self.describe) }
@@ -334,7 +334,7 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         let authenticator = SpecAuthenticator(token: "first")
         transport.stubWebSocket(path: "/chat") { peer in
             // The token changes while the first connection is open; then it is cut.
-            peer.after(.seconds(5)) {
+            peer.after(5) {
                 authenticator.accessToken = "second"
                 peer.drop()
             }
