@@ -24,10 +24,9 @@
 # into the same test target, as RxSwift's own AllTestz target does, with the same import
 # rewriting: RxCocoa's SharedSequence/Driver/Signal/Binder and RxRelay's tests against Leash's
 # Rx. Their UIKit/AppKit/ObjC-runtime files are not expected in the tree; any file that does
-# not belong is left out with --exclude/--exclusions like the others. Leash has no ControlEvent
-# (an RxCocoa UI trait), which one test of Signal+Test names: Scripts/rxswift-suite/
-# LeashCocoaShim.swift declares a stand-in so that the file compiles, and that test,
-# SignalTests.testControlEventAsSignal, is skipped.
+# not belong is left out with --exclude/--exclusions like the others. RxCocoa's portable
+# ControlEvent and ControlProperty traits are Leash's own (in Rx), so their tests and
+# SignalTests.testControlEventAsSignal run like the rest.
 #
 # --exclude NAME=REASON leaves out one more file of Tests/RxSwiftTests (NAME relative to it,
 # without .swift, e.g. Observable+ThrottleTests; or RxCocoaTests/NAME, RxRelayTests/NAME for
@@ -121,13 +120,6 @@ find "$out/Tests" -name '*.swift' -exec sed -i.orig -E \
 find "$out/Tests" -name '*.orig' -delete
 
 cp "$leash/Scripts/rxswift-suite/LeashShim.swift" "$out/Tests/LeashShim.swift"
-skips=()
-if $cocoa && [[ -f $out/Tests/RxCocoaTests/Signal+Test.swift ]]; then
-    # Signal+Test names RxCocoa's ControlEvent in one test; Leash has none (see the file).
-    cp "$leash/Scripts/rxswift-suite/LeashCocoaShim.swift" "$out/Tests/LeashCocoaShim.swift"
-    skips=(--skip 'SignalTests/testControlEventAsSignal')
-    echo "skipped SignalTests.testControlEventAsSignal: Leash has no ControlEvent (RxCocoa UI trait)" >&2
-fi
 # PrimitiveSequenceTest+zip+arity extends SingleTest, which SingleTest.swift declares; when a
 # tree has the first without the second, declare the (empty) class so the zip tests still run.
 if [[ -f $out/Tests/RxSwiftTests/PrimitiveSequenceTest+zip+arity.swift && ! -f $out/Tests/RxSwiftTests/SingleTest.swift ]]; then
@@ -164,5 +156,5 @@ cd "$out"
 if $build_only; then
     swift build --build-tests "$@"
 else
-    swift test ${skips[@]+"${skips[@]}"} "$@"
+    swift test "$@"
 fi

@@ -1,0 +1,13 @@
+extension ControlProperty {
+    /// The values as a `Driver` (delivered on `SharingScheduler.make()`, replaying the
+    /// latest to new observers). A control property never fails, so an error that still
+    /// arrives is a bug in its source: it goes to `Hooks.defaultErrorHandler` (RxCocoa
+    /// stops a debug build there; this package never crashes on it) and the driver
+    /// completes.
+    public func asDriver() -> Driver<Element> {
+        asDriver(onErrorRecover: { error in
+            Hooks.defaultErrorHandler([], error)
+            return .empty()
+        })
+    }
+}
