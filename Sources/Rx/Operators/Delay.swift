@@ -131,7 +131,7 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
         }
         guard let next else { return }
         let remaining = dueTime.seconds - scheduler.now.timeIntervalSince(next.time)
-        scheduleDelivery(after: .fromSeconds(max(0, remaining)), generation: next.generation)
+        scheduleDelivery(after: .fromSeconds(remaining), generation: next.generation)
     }
 
     private func deliver(_ first: Event<Element>?) {

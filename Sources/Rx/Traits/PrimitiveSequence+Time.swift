@@ -186,7 +186,7 @@ final class TraitDelaySink<Element>: Sink<Element>, @unchecked Sendable {
                 if event.isStopEvent { return }
             case .wait(let time):
                 let remaining = dueTime.seconds - scheduler.now.timeIntervalSince(time)
-                reschedule(.fromSeconds(max(0, remaining)))
+                reschedule(.fromSeconds(remaining))
                 return
             case .idle:
                 return
