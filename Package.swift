@@ -19,6 +19,7 @@ let package = Package(
         .library(name: "LeashTesting", targets: ["LeashTesting"]),
         .library(name: "RxLeash", targets: ["RxLeash"]),
         .library(name: "LeashInterceptors", targets: ["LeashInterceptors"]),
+        .library(name: "LeashOutbox", targets: ["LeashOutbox"]),
     ],
     targets: [
         .target(name: "Rx"),
@@ -42,6 +43,13 @@ let package = Package(
         .target(name: "LeashTesting", dependencies: ["Leash", "Rx"]),
         .target(name: "RxLeash", dependencies: ["Leash", "Rx"]),
         .target(name: "LeashInterceptors", dependencies: ["Leash", "Rx", "LeashDigest"]),
+        // Writes kept on disk until the server has them, in SQLite: the system's SQLite3 module
+        // on Apple platforms, libsqlite3 (Debian's libsqlite3-dev) through CSQLite on Linux.
+        .target(
+            name: "LeashOutbox",
+            dependencies: ["Leash", "RxLeash", "Rx", .target(name: "CSQLite", condition: .when(platforms: [.linux]))]),
+        // The system's SQLite on Linux: a module map, not a dependency (Apple platforms have SQLite3).
+        .systemLibrary(name: "CSQLite"),
         // SHA-256, shared by the disk cache, the loopback server and the tests that check transfers;
         // SHA-1 for the WebSocket handshake's Sec-WebSocket-Accept (client and loopback server).
         .target(name: "LeashDigest"),
@@ -78,6 +86,16 @@ let package = Package(
                 "LeashInterceptors", "RxLeash", "Leash", "LeashTesting", "Rx", "RxTesting", "LoopbackServer",
                 "LeashTestSupport", "LeashDigest",
             ]),
+        .testTarget(
+            name: "LeashOutboxTests",
+            dependencies: [
+                "LeashOutbox", "RxLeash", "Leash", "LeashTesting", "Rx", "RxTesting", "LoopbackServer",
+                "LeashTestSupport", "outbox-crash-child",
+            ]),
+        // The child process of the outbox's crash test: enqueues and delivers until killed.
+        .executableTarget(
+            name: "outbox-crash-child", dependencies: ["LeashOutbox", "Leash", "RxLeash"],
+            path: "Tests/OutboxCrashChild"),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "LeashDigest"]),
         .testTarget(name: "LeashDigestTests", dependencies: ["LeashDigest"]),
         .testTarget(

@@ -78,7 +78,7 @@ public final class Manager: @unchecked Sendable {
     let interceptorSet: InterceptorSet
     /// The base URL's string without a trailing slash, for joining paths without parsing
     /// it again; `nil` if it has a query or fragment (then paths are joined in full).
-    let baseURLPrefix: String?
+    package let baseURLPrefix: String?
 
     init(builder: Builder, baseURL: URL) {
         self.baseURL = baseURL

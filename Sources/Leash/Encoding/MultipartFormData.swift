@@ -127,7 +127,7 @@ public final class MultipartFormData: Sendable {
     ///
     /// - Throws: `LeashError.encoding` for an invalid boundary or MIME type, or a file part
     ///   that is missing, not a regular file or unreadable.
-    func contentLength() throws -> UInt64 {
+    package func contentLength() throws -> UInt64 {
         try plan().length
     }
 
@@ -136,7 +136,7 @@ public final class MultipartFormData: Sendable {
     /// - Parameter expectedLength: the `contentLength()` the request was built with; if the
     ///   form no longer has that length, encoding fails rather than load what it became.
     /// - Throws: `LeashError.encoding`, as `contentLength()`, or if a file changes size.
-    func encoded(expectedLength: UInt64? = nil) throws -> Data {
+    package func encoded(expectedLength: UInt64? = nil) throws -> Data {
         let plan = try plan()
         try plan.check(expectedLength: expectedLength)
         var data = Data(capacity: Int(clamping: plan.length))

@@ -26,12 +26,12 @@ public struct UploadFile: Sendable {
 }
 
 /// Checks, before a request is sent, that a file it streams can be: a readable regular file.
-enum FileInspection {
+package enum FileInspection {
     /// The size of the regular, readable file at `url`.
     ///
     /// - Parameter part: the form part the file belongs to, if any, for the error.
     /// - Throws: `LeashError.encoding` naming the file, with the cause as its underlying error.
-    static func sizeOfReadableFile(at url: URL, part: String? = nil) throws -> UInt64 {
+    package static func sizeOfReadableFile(at url: URL, part: String? = nil) throws -> UInt64 {
         let subject = "the file " + (url.isFileURL ? url.path : url.absoluteString) + (part.map { " (\($0))" } ?? "")
         guard url.isFileURL else {
             throw LeashError.encoding(reason: "\(subject) is not a file URL", underlying: nil)

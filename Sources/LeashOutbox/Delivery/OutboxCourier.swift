@@ -1,0 +1,327 @@
+import Dispatch
+import Foundation
+import Leash
+import Rx
+
+/// Sends an outbox's items: one at a time per lane, in enqueue order, through the client's
+/// whole pipeline, and decides after each send what becomes of the item.
+///
+/// It owns everything an outbox holds besides its public face: the store, the delivery
+/// lock, the sends in flight, the retry timers (on the manager's scheduler, so a
+/// `TestScheduler` drives them) and the events. `Outbox` closes it when closed or released;
+/// nothing here holds the `Outbox` itself.
+///
+/// Every step is decided under `state`'s lock and carried out after it. `pump()` is the one
+/// place that starts sends: any thread may ask for it (an enqueue, a finished send, a
+/// timer, the store watcher), and one thread at a time runs it, again while asked.
+final class OutboxCourier: Sendable {
+    /// A busy lane: a send in flight, or a retry timer. `token` tells this turn of the lane
+    /// from later ones, so that a late outcome or timer of an abandoned turn changes nothing.
+    private struct Lane {
+        var token: Int
+        var isSending: Bool
+        var subscription: Disposable? = nil
+        var timer: Disposable? = nil
+    }
+
+    private struct State {
+        var isClosed = false
+        var isPaused = false
+        /// Lanes with a send in flight or a retry timer; other lanes are idle.
+        var busyLanes: [String: Lane] = [:]
+        var isPumping = false
+        var pumpAgain = false
+        var nextToken = 0
+        var watcher: DispatchSourceTimer?
+        var watchedVersion: Int64?
+    }
+
+    let client: Client
+    let options: OutboxOptions
+    let store: OutboxStore
+    let eventLine = EventLine()
+    private let deliveryLock: DeliveryLock?
+    private let state = LockedState(State())
+    /// Makes a change to the store and the event that tells it one step, so that events
+    /// come in the order of the changes whichever threads make them.
+    private let ordering = LockedState(())
+
+    init(client: Client, store: OutboxStore, options: OutboxOptions) {
+        self.client = client
+        self.store = store
+        self.options = options
+        deliveryLock = DeliveryLock(beside: store.url)
+    }
+
+    private var scheduler: SchedulerType { client.manager.scheduler }
+
+    // MARK: Life
+
+    /// Starts delivering (if no other outbox on the store is) and watching the store.
+    func start() {
+        startWatching()
+        pump()
+    }
+
+    /// Stops every send and timer, lets go of the delivery lock and the store, and
+    /// completes the events. Sends in flight are cancelled; their items stay in the store
+    /// and are sent again (with their key) by the next outbox on it.
+    func close() {
+        let (lanes, watcher) = state.withLock { state -> ([Lane], DispatchSourceTimer?) in
+            guard !state.isClosed else { return ([], nil) }
+            state.isClosed = true
+            defer {
+                state.busyLanes = [:]
+                state.watcher = nil
+            }
+            return (Array(state.busyLanes.values), state.watcher)
+        }
+        watcher?.cancel()
+        for lane in lanes {
+            lane.subscription?.dispose()
+            lane.timer?.dispose()
+        }
+        ordering.withLock { _ in store.close() }
+        deliveryLock?.release()
+        eventLine.finish()
+    }
+
+    var isClosed: Bool { state.withLock { $0.isClosed } }
+
+    func pause() { state.withLock { $0.isPaused = true } }
+
+    func resume() {
+        state.withLock { $0.isPaused = false }
+        pump()
+    }
+
+    // MARK: Changes from the public face
+
+    /// Stores `record`, tells `.enqueued`, and has it sent when its lane is free.
+    func enqueue(_ record: OutboxRecord) throws -> OutboxItem {
+        guard !isClosed else { throw OutboxError.closed }
+        try ordering.withLock { _ in
+            try store.insert(record)
+            eventLine.submit(.enqueued(record.item))
+        }
+        eventLine.drain()
+        pump()
+        return record.item
+    }
+
+    /// Cancels the waits of every waiting item, and sends them now.
+    func retryWaitingNow() throws {
+        try store.makeWaitingDue()
+        let timers = state.withLock { state -> [Disposable] in
+            var timers: [Disposable] = []
+            for (name, lane) in state.busyLanes where !lane.isSending {
+                if let timer = lane.timer { timers.append(timer) }
+                state.busyLanes[name] = nil
+            }
+            return timers
+        }
+        for timer in timers { timer.dispose() }
+        pump()
+    }
+
+    /// Cancels the sends in flight of `lane` (every lane when `nil`), after a purge.
+    func abandonSends(in lane: String?) {
+        let abandoned = state.withLock { state -> [Lane] in
+            let names = lane.map { [$0] } ?? Array(state.busyLanes.keys)
+            return names.compactMap { state.busyLanes.removeValue(forKey: $0) }
+        }
+        for lane in abandoned {
+            lane.subscription?.dispose()
+            lane.timer?.dispose()
+        }
+    }
+
+    // MARK: Pumping
+
+    /// Starts a send (or a retry timer) in every idle lane with an item to deliver.
+    func pump() {
+        let shouldRun = state.withLock { state -> Bool in
+            if state.isPumping {
+                state.pumpAgain = true
+                return false
+            }
+            state.isPumping = true
+            return true
+        }
+        guard shouldRun else { return }
+        while true {
+            pumpOnce()
+            let again = state.withLock { state -> Bool in
+                if state.pumpAgain {
+                    state.pumpAgain = false
+                    return true
+                }
+                state.isPumping = false
+                return false
+            }
+            if !again { return }
+        }
+    }
+
+    private func pumpOnce() {
+        guard state.withLock({ !$0.isClosed && !$0.isPaused }), acquireDelivery() else { return }
+        guard let heads = try? store.laneHeads() else { return }
+        for head in heads {
+            let token = state.withLock { state -> Int? in
+                guard !state.isClosed, !state.isPaused, state.busyLanes[head.lane] == nil else { return nil }
+                state.nextToken += 1
+                state.busyLanes[head.lane] = Lane(token: state.nextToken, isSending: true)
+                return state.nextToken
+            }
+            guard let token else { continue }
+            if head.phase == .waiting, let notBefore = head.notBefore, notBefore > scheduler.now {
+                wait(lane: head.lane, token: token, until: notBefore)
+            } else {
+                send(head, token: token)
+            }
+        }
+    }
+
+    /// Whether this outbox delivers: it holds the store's delivery lock, or just took it
+    /// (and then sends left `sending` by the previous holder are due again).
+    private func acquireDelivery() -> Bool {
+        guard let deliveryLock else { return false }
+        if deliveryLock.isHeld { return true }
+        guard deliveryLock.tryAcquire() else { return false }
+        do {
+            try store.releaseInterruptedSends()
+            return true
+        } catch {
+            deliveryLock.release()
+            return false
+        }
+    }
+
+    private func wait(lane: String, token: Int, until date: Date) {
+        let delay = date.timeIntervalSince(scheduler.now)
+        let timer = scheduler.scheduleRelative((), dueTime: RxTimeInterval.fromSeconds(delay)) { [weak self] _ in
+            self?.timerFired(lane: lane, token: token)
+            return Disposables.create()
+        }
+        // Fired already (a zero delay on an immediate scheduler), or abandoned: nothing to keep.
+        let stale = state.withLock { state -> Bool in
+            guard state.busyLanes[lane]?.token == token else { return true }
+            state.busyLanes[lane] = Lane(token: token, isSending: false, timer: timer)
+            return false
+        }
+        if stale { timer.dispose() }
+    }
+
+    private func timerFired(lane: String, token: Int) {
+        freeLane(lane, token: token)
+        pump()
+    }
+
+    /// Ends the lane's turn `token`, unless it ended already.
+    private func freeLane(_ lane: String, token: Int) {
+        state.withLock { state in
+            if state.busyLanes[lane]?.token == token { state.busyLanes[lane] = nil }
+        }
+    }
+
+    // MARK: Sending
+
+    private func send(_ head: OutboxRecord, token: Int) {
+        let claimed = try? ordering.withLock { _ -> OutboxRecord? in
+            guard let record = try store.claim(head.id) else { return nil }
+            eventLine.submit(.sending(record.item))
+            return record
+        }
+        guard let record = claimed ?? nil else {
+            // Gone meanwhile (cancelled, purged) or the store failed: free the lane, look again.
+            freeLane(head.lane, token: token)
+            state.withLock { $0.pumpAgain = true }
+            return
+        }
+        eventLine.drain()
+        let endpoint = StoredEndpoint(record, keyHeader: options.idempotencyKeyHeader)
+        let subscription = client.responseStream(endpoint, serializer: DataResponseSerializer()).subscribe(
+            onNext: { [self] response in
+                switch response {
+                case .success(_, let extra): finish(record, token: token, outcome: .success(.of(extra)))
+                case .failure(let error): finish(record, token: token, outcome: .failure(Self.leashError(error)))
+                }
+            },
+            onError: { [self] error in finish(record, token: token, outcome: .failure(Self.leashError(error))) },
+            onCompleted: { [self] in
+                finish(
+                    record, token: token,
+                    outcome: .failure(.invalidResponse(reason: "the execution ended without a response")))
+            })
+        let finished = state.withLock { state -> Bool in
+            guard state.busyLanes[record.lane]?.token == token else { return true }
+            state.busyLanes[record.lane]?.subscription = subscription
+            return false
+        }
+        if finished { subscription.dispose() }
+    }
+
+    private static func leashError(_ error: Error) -> LeashError {
+        error as? LeashError ?? .invalidResponse(reason: "the pipeline failed: \(error)")
+    }
+
+    /// Records what became of `record`'s send, tells it, and frees its lane.
+    private func finish(_ record: OutboxRecord, token: Int, outcome: Result<ResponseExtra, LeashError>) {
+        let isCurrent = state.withLock { $0.busyLanes[record.lane]?.token == token && !$0.isClosed }
+        guard isCurrent else { return }
+        let now = scheduler.now
+        try? ordering.withLock { _ in
+            switch outcome {
+            case .success(let extra):
+                try store.remove(record.id)
+                eventLine.submit(.delivered(record.item, extra))
+            case .failure(let error):
+                switch RetryVerdict.of(error, record: record, options: options, now: now) {
+                case .retry(let delay, let countsAttempt):
+                    let until = now.addingTimeInterval(delay)
+                    try store.markWaiting(record.id, until: until, countsAttempt: countsAttempt)
+                    eventLine.submit(
+                        .retrying(record.moved(to: .waiting, notBefore: until).item, after: delay, error: error))
+                case .fail(let failure):
+                    try store.markFailed(record.id, error: failure)
+                    eventLine.submit(.failed(record.moved(to: .failed, error: failure).item, failure))
+                }
+            }
+        }
+        freeLane(record.lane, token: token)
+        eventLine.drain()
+        pump()
+    }
+
+    // MARK: Watching the store
+
+    /// Looks at the store every `storeWatchInterval` seconds, in real time: for items that
+    /// another process added (the data version moves), and for the delivery lock, when
+    /// another outbox holds it, to take over once its holder is gone.
+    private func startWatching() {
+        let interval = options.storeWatchInterval
+        guard interval.isFinite, interval > 0 else { return }
+        let timer = DispatchSource.makeTimerSource(queue: .global(qos: .utility))
+        timer.schedule(deadline: .now() + interval, repeating: interval, leeway: .milliseconds(100))
+        timer.setEventHandler { [weak self] in self?.watch() }
+        let stale = state.withLock { state -> Bool in
+            guard !state.isClosed else { return true }
+            state.watcher = timer
+            return false
+        }
+        if !stale { timer.resume() }
+    }
+
+    private func watch() {
+        guard deliveryLock?.isHeld == true else {
+            pump()
+            return
+        }
+        guard let version = try? store.dataVersion() else { return }
+        let changed = state.withLock { state -> Bool in
+            defer { state.watchedVersion = version }
+            return state.watchedVersion != nil && state.watchedVersion != version
+        }
+        if changed { pump() }
+    }
+}

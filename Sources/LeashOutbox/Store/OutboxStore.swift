@@ -1,0 +1,241 @@
+import Foundation
+import Leash
+import Rx
+
+/// The outbox's SQLite file: the items, their progress, and the schema they are kept in.
+///
+/// One connection, serialised by a lock (calls are short: a row or two, one commit). The
+/// file is in WAL mode with `synchronous=FULL`, so an `insert` that returned survives a
+/// kill and a power cut; bookkeeping after a send (`synchronous=NORMAL` would risk only
+/// a repeated send with the same key) shares those commits.
+final class OutboxStore: @unchecked Sendable {
+    // @unchecked: the connection is only touched inside `database.withLock`.
+
+    let url: URL
+    private let database: LockedState<SQLiteDatabase?>
+
+    /// Opens the store at `url`, creating it if there is no file; waits out another
+    /// process's lock on it rather than fail.
+    init(url: URL) throws {
+        self.url = url
+        let connection: SQLiteDatabase
+        do {
+            connection = try SQLiteDatabase(path: url.path, create: true)
+        } catch let failure as SQLiteDatabase.Failure {
+            throw OutboxError.storage(url: url, operation: "open", code: failure.code, message: failure.message)
+        }
+        try OutboxSchema.prepare(connection, at: url)
+        database = LockedState(connection)
+    }
+
+    /// Closes the connection; every later call throws `OutboxError.closed`.
+    func close() {
+        let connection = database.withLock { database -> SQLiteDatabase? in
+            defer { database = nil }
+            return database
+        }
+        _ = connection  // released here, outside the lock
+    }
+
+    // MARK: Items
+
+    /// Adds `record` at the end of its lane, durably.
+    func insert(_ record: OutboxRecord) throws {
+        try write("store the item") { db in
+            try db.query(
+                """
+                INSERT INTO outbox_items (id, idempotency_key, lane, method, path, headers, body, attempts,
+                    counted_attempts, state, not_before, error, enqueued_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, NULL, NULL, ?)
+                """,
+                [
+                    .text(record.id.uuidString), .text(record.idempotencyKey), .text(record.lane),
+                    .text(record.method.rawValue), .text(record.path), .blob(Self.encodeHeaders(record.headers)),
+                    record.body.map { .blob($0) } ?? .null, .real(record.enqueuedAt.timeIntervalSince1970),
+                ])
+        }
+    }
+
+    /// The first undelivered, unfailed item of each lane, lanes in the order of their oldest item.
+    func laneHeads() throws -> [OutboxRecord] {
+        try read("read the lanes") { db in
+            try Self.records(
+                db,
+                "WHERE seq IN (SELECT MIN(seq) FROM outbox_items WHERE state != 3 GROUP BY lane) ORDER BY seq")
+        }
+    }
+
+    /// The first undelivered, unfailed item of `lane`.
+    func head(of lane: String) throws -> OutboxRecord? {
+        try read("read the lane") { db in
+            try Self.records(db, "WHERE lane = ? AND state != 3 ORDER BY seq LIMIT 1", [.text(lane)]).first
+        }
+    }
+
+    /// Every item not yet delivered, failed ones included: lane by lane (lanes in the order
+    /// of their oldest item), each in enqueue order.
+    func all() throws -> [OutboxRecord] {
+        try read("list the items") { db in
+            try Self.records(
+                db, "ORDER BY (SELECT MIN(seq) FROM outbox_items AS first WHERE first.lane = outbox_items.lane), seq")
+        }
+    }
+
+    /// How many items wait for delivery (failed ones not counted).
+    func pendingCount() throws -> Int {
+        try read("count the items") { db in Int(try db.integer("SELECT COUNT(*) FROM outbox_items WHERE state != 3")) }
+    }
+
+    /// Marks `id` as being sent, one more attempt; `nil` if it is gone or failed meanwhile.
+    func claim(_ id: UUID) throws -> OutboxRecord? {
+        try write("mark the item as sending") { db in
+            try db.query(
+                """
+                UPDATE outbox_items SET state = 1, attempts = attempts + 1, counted_attempts = counted_attempts + 1,
+                    not_before = NULL WHERE id = ? AND state != 3
+                """, [.text(id.uuidString)])
+            guard db.changes == 1 else { return nil }
+            return try Self.records(db, "WHERE id = ?", [.text(id.uuidString)]).first
+        }
+    }
+
+    /// Removes a delivered item.
+    func remove(_ id: UUID) throws {
+        try write("remove the delivered item") { db in
+            try db.query("DELETE FROM outbox_items WHERE id = ?", [.text(id.uuidString)])
+        }
+    }
+
+    /// Records that `id` waits until `date`; a wait for the credential does not count the send.
+    func markWaiting(_ id: UUID, until date: Date, countsAttempt: Bool) throws {
+        try write("schedule the retry") { db in
+            try db.query(
+                """
+                UPDATE outbox_items SET state = 2, not_before = ?,
+                    counted_attempts = counted_attempts - ? WHERE id = ? AND state != 3
+                """, [.real(date.timeIntervalSince1970), .integer(countsAttempt ? 0 : 1), .text(id.uuidString)])
+        }
+    }
+
+    /// Records that `id` failed for good, with `error`.
+    func markFailed(_ id: UUID, error: LeashError) throws {
+        try write("record the failure") { db in
+            try db.query(
+                "UPDATE outbox_items SET state = 3, not_before = NULL, error = ? WHERE id = ?",
+                [.blob(StoredError(error).encoded()), .text(id.uuidString)])
+        }
+    }
+
+    /// Items left `sending` by a process that ended (or by this one before it reopened):
+    /// pending again, their attempt kept.
+    func releaseInterruptedSends() throws {
+        try write("recover interrupted sends") { db in
+            try db.query("UPDATE outbox_items SET state = 0 WHERE state = 1")
+        }
+    }
+
+    /// Makes every waiting item due now (the app is back online: no point waiting more).
+    func makeWaitingDue() throws {
+        try write("wake the waiting items") { db in
+            try db.query("UPDATE outbox_items SET state = 0, not_before = NULL WHERE state = 2")
+        }
+    }
+
+    /// Removes `id` if it was never sent; whether it did.
+    func cancel(_ id: UUID) throws -> Bool {
+        try write("cancel the item") { db in
+            try db.query(
+                "DELETE FROM outbox_items WHERE id = ? AND attempts = 0 AND state != 1", [.text(id.uuidString)])
+            return db.changes == 1
+        }
+    }
+
+    /// Makes a failed item pending again, with a fresh count of attempts; whether it was failed.
+    func retry(_ id: UUID) throws -> Bool {
+        try write("retry the item") { db in
+            try db.query(
+                "UPDATE outbox_items SET state = 0, error = NULL, counted_attempts = 0 WHERE id = ? AND state = 3",
+                [.text(id.uuidString)])
+            return db.changes == 1
+        }
+    }
+
+    /// Removes a failed item; whether it was failed.
+    func discard(_ id: UUID) throws -> Bool {
+        try write("discard the item") { db in
+            try db.query("DELETE FROM outbox_items WHERE id = ? AND state = 3", [.text(id.uuidString)])
+            return db.changes == 1
+        }
+    }
+
+    /// Removes every item (of `lane`, when given); how many.
+    func purge(lane: String?) throws -> Int {
+        try write("purge the items") { db in
+            if let lane {
+                try db.query("DELETE FROM outbox_items WHERE lane = ?", [.text(lane)])
+            } else {
+                try db.query("DELETE FROM outbox_items")
+            }
+            return db.changes
+        }
+    }
+
+    /// A number that changes whenever another connection commits to the file.
+    func dataVersion() throws -> Int64 {
+        try read("watch the store") { db in try db.integer("PRAGMA data_version") }
+    }
+
+    // MARK: Plumbing
+
+    private func read<Result>(_ operation: String, _ body: (SQLiteDatabase) throws -> Result) throws -> Result {
+        try access(operation) { db in try body(db) }
+    }
+
+    private func write<Result>(_ operation: String, _ body: (SQLiteDatabase) throws -> Result) throws -> Result {
+        try access(operation) { db in try db.writeTransaction { try body(db) } }
+    }
+
+    private func access<Result>(_ operation: String, _ body: (SQLiteDatabase) throws -> Result) throws -> Result {
+        try database.withLock { database in
+            guard let database else { throw OutboxError.closed }
+            do {
+                return try body(database)
+            } catch let failure as SQLiteDatabase.Failure {
+                throw OutboxError.storage(url: url, operation: operation, code: failure.code, message: failure.message)
+            }
+        }
+    }
+
+    private static let columns = """
+        SELECT id, idempotency_key, lane, method, path, headers, body, attempts, counted_attempts, state,
+            not_before, error, enqueued_at FROM outbox_items
+        """
+
+    private static func records(_ db: SQLiteDatabase, _ clause: String, _ bindings: [SQLiteValue] = []) throws
+        -> [OutboxRecord]
+    {
+        var records: [OutboxRecord] = []
+        try db.query(columns + " " + clause, bindings) { row in
+            // A row this code did not write (edited by hand, damaged) is skipped, not a crash.
+            guard let id = UUID(uuidString: row.text(0)) else { return }
+            records.append(
+                OutboxRecord(
+                    id: id, idempotencyKey: row.text(1), lane: row.text(2), method: HTTPMethod(rawValue: row.text(3)),
+                    path: row.text(4), headers: decodeHeaders(row.blob(5)), body: row.isNull(6) ? nil : row.blob(6),
+                    enqueuedAt: Date(timeIntervalSince1970: row.real(12)), attempts: Int(row.integer(7)),
+                    countedAttempts: Int(row.integer(8)),
+                    phase: OutboxRecord.Phase(rawValue: row.integer(9)) ?? .pending,
+                    notBefore: row.isNull(10) ? nil : Date(timeIntervalSince1970: row.real(10)),
+                    error: row.isNull(11) ? nil : StoredError.decode(row.blob(11))))
+        }
+        return records
+    }
+
+    private static func encodeHeaders(_ headers: [String: String]) -> Data {
+        (try? JSONEncoder().encode(headers)) ?? Data("{}".utf8)
+    }
+
+    private static func decodeHeaders(_ data: Data) -> [String: String] {
+        (try? JSONDecoder().decode([String: String].self, from: data)) ?? [:]
+    }
+}
