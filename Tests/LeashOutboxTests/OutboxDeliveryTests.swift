@@ -1,6 +1,7 @@
 import Foundation
 import Leash
 @testable import LeashOutbox
+import LeashTestSupport
 import LeashTesting
 import Rx
 import RxTesting
@@ -11,7 +12,8 @@ import XCTest
 #endif
 
 /// Delivery in virtual time: what is sent when, what is retried, what fails, in which order.
-final class OutboxDeliveryTests: XCTestCase {
+/// Each test also checks that every Rx resource it made is released once its outbox is.
+final class OutboxDeliveryTests: LeakCheckedTestCase {
     private var folder: OutboxFolder!
     private var scheduler: TestScheduler!
     private var transport: StubTransport!
@@ -26,6 +28,9 @@ final class OutboxDeliveryTests: XCTestCase {
 
     override func tearDown() {
         folder = nil
+        // Released before the leak check: the scheduler holds the work still scheduled.
+        scheduler = nil
+        transport = nil
         super.tearDown()
     }
 

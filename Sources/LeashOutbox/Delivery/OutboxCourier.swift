@@ -33,6 +33,7 @@ final class OutboxCourier: Sendable {
         var pumpAgain = false
         var nextToken = 0
         var watcher: DispatchSourceTimer?
+        /// The store's data version when a pump last read the lanes.
         var watchedVersion: Int64?
     }
 
@@ -165,6 +166,10 @@ final class OutboxCourier: Sendable {
 
     private func pumpOnce() {
         guard state.withLock({ !$0.isClosed && !$0.isPaused }), acquireDelivery() else { return }
+        // Read before the heads: a commit of another process after this moves the version,
+        // and the watcher pumps again for it.
+        let version = try? store.dataVersion()
+        state.withLock { $0.watchedVersion = version }
         guard let heads = try? store.laneHeads() else { return }
         for head in heads {
             let token = state.withLock { state -> Int? in
@@ -318,10 +323,6 @@ final class OutboxCourier: Sendable {
             return
         }
         guard let version = try? store.dataVersion() else { return }
-        let changed = state.withLock { state -> Bool in
-            defer { state.watchedVersion = version }
-            return state.watchedVersion != nil && state.watchedVersion != version
-        }
-        if changed { pump() }
+        if state.withLock({ $0.watchedVersion != version }) { pump() }
     }
 }

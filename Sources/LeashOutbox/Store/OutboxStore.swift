@@ -185,6 +185,12 @@ final class OutboxStore: @unchecked Sendable {
         try read("watch the store") { db in try db.integer("PRAGMA data_version") }
     }
 
+    /// Caps the file at its current size (or `pages` pages, if larger), as a full disk
+    /// would: for tests of what a full disk does.
+    func limitSizeForTesting(pages: Int) throws {
+        try read("limit the size") { db in try db.query("PRAGMA max_page_count = \(pages)") { _ in } }
+    }
+
     // MARK: Plumbing
 
     private func read<Result>(_ operation: String, _ body: (SQLiteDatabase) throws -> Result) throws -> Result {
