@@ -31,16 +31,17 @@ extension Reactive where Base: Outbox {
     /// after each event that may change it.
     public var pendingCount: Observable<Int> {
         let outbox = base
-        return outbox.courier.eventLine.events.filter { event in
+        let changes = outbox.courier.eventLine.events.filter { event in
             switch event {
             case .enqueued, .delivered, .failed: return true
             case .sending, .retrying: return false
             }
         }
         .map { _ in () }
-        .startWith(())
-        .map { _ in try outbox.pendingCount() }
-        .distinctUntilChanged()
+        // The events first, then the count of now: a change in between is not missed.
+        return Observable.merge(changes, .just(()))
+            .map { _ in try outbox.pendingCount() }
+            .distinctUntilChanged()
     }
 }
 
