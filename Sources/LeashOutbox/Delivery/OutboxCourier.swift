@@ -105,7 +105,6 @@ final class OutboxCourier: Sendable {
             try store.insert(record)
             eventLine.submit(.enqueued(record.item))
         }
-        eventLine.drain()
         pump()
         return record.item
     }
@@ -139,8 +138,14 @@ final class OutboxCourier: Sendable {
 
     // MARK: Pumping
 
-    /// Starts a send (or a retry timer) in every idle lane with an item to deliver.
+    /// Starts a send (or a retry timer) in every idle lane with an item to deliver, then
+    /// delivers the events queued meanwhile.
+    ///
+    /// The events go last, after every send is on its way: a subscriber runs on the thread
+    /// that delivers, and a slow one must hold back no send (nor the other threads' pumps,
+    /// which leave their work to the thread pumping).
     func pump() {
+        defer { eventLine.drain() }
         let shouldRun = state.withLock { state -> Bool in
             if state.isPumping {
                 state.pumpAgain = true
@@ -243,7 +248,6 @@ final class OutboxCourier: Sendable {
             state.withLock { $0.pumpAgain = true }
             return
         }
-        eventLine.drain()
         let endpoint = StoredEndpoint(record, keyHeader: options.idempotencyKeyHeader)
         let subscription = client.responseStream(endpoint, serializer: DataResponseSerializer()).subscribe(
             onNext: { [self] response in
@@ -294,7 +298,6 @@ final class OutboxCourier: Sendable {
             }
         }
         freeLane(record.lane, token: token)
-        eventLine.drain()
         pump()
     }
 
