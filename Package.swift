@@ -94,7 +94,7 @@ let package = Package(
             ]),
         // The child process of the outbox's crash test: enqueues and delivers until killed.
         .executableTarget(
-            name: "outbox-crash-child", dependencies: ["LeashOutbox", "Leash", "RxLeash"],
+            name: "outbox-crash-child", dependencies: ["LeashOutbox", "Leash"],
             path: "Tests/OutboxCrashChild"),
         .testTarget(name: "LoopbackServerTests", dependencies: ["LoopbackServer", "LeashDigest"]),
         .testTarget(name: "LeashDigestTests", dependencies: ["LeashDigest"]),

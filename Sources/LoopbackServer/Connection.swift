@@ -236,6 +236,8 @@ final class Connection {
         if let script = response.webSocket {
             return serveWebSocket(script)
         }
+        // The client sees its connection end before any byte of an answer.
+        if response.closesWithoutAnswer { return .close }
         let keepAlive = head.wantsKeepAlive && !response.closeAfterResponse && !bodyUnread && !inputDiscarded
         if let streamedBody = response.streamedBody {
             return writeStreamed(response, streamedBody, for: head, keepAlive: keepAlive)

@@ -70,6 +70,10 @@ public struct LoopbackResponse: Sendable {
     /// For a WebSocket upgrade (`LoopbackServer.webSocketRoutes`): what the connection does
     /// once the `101` is out; the rest of the response is ignored.
     var webSocket: WebSocketScript?
+    /// Whether the connection closes with nothing written, once the request has been read: a
+    /// lost answer (`IdempotentEffects.dropResponseProbability`). `garbage(Data())` cannot
+    /// say this: an empty garbage body is replaced by `defaultGarbage`.
+    var closesWithoutAnswer = false
 
     /// Creates a response.
     public init(
