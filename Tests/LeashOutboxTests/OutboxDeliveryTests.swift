@@ -82,6 +82,26 @@ final class OutboxDeliveryTests: LeakCheckedTestCase {
         XCTAssertEqual(item?.lane, "default")
     }
 
+    func testTheStoredPath_sendsTheSameURLTheClientWouldHaveSent() throws {
+        struct Search: QueryEncodable {
+            var q = "a b+c&d=é/ü?"
+            var tags = ["x y", "z[1]"]
+            var exact = true
+        }
+        struct PostSearch: Endpoint {
+            var path: String { "/search/caf%C3%A9 menu" }
+            var method: HTTPMethod { .post }
+            var parameters: Any? { Search() }
+        }
+        transport.stub(matching: { _ in true }, [.status(201)])
+        let client = try stubClient(transport, scheduler: scheduler)
+        let direct = try client.urlRequest(for: PostSearch()).url
+        let outbox = try Outbox(client: client, storedAt: folder.store(), options: exactOptions())
+        try outbox.enqueue(PostSearch())
+        XCTAssertEqual(transport.requests.first?.url, direct)
+        XCTAssertNotNil(direct?.query)
+    }
+
     func testNoKeyHeader_sendsNoKey() throws {
         transport.stub(.post, path: "/notes", .status(201))
         let (outbox, _) = try makeOutbox { $0.idempotencyKeyHeader = nil }
