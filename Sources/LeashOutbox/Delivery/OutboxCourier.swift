@@ -186,8 +186,11 @@ final class OutboxCourier: Sendable {
                 return state.nextToken
             }
             guard let token else { continue }
-            if head.phase == .waiting, let notBefore = head.notBefore, notBefore > scheduler.now {
-                wait(lane: head.lane, token: token, until: notBefore)
+            let now = scheduler.now
+            if head.phase == .waiting, let notBefore = head.notBefore, notBefore > now {
+                // Never longer than the longest wait: a clock set back since the item was
+                // stored must not hold it for the difference.
+                wait(lane: head.lane, token: token, until: min(notBefore, now + max(0, options.maximumRetryDelay)))
             } else {
                 send(head, token: token)
             }

@@ -65,13 +65,6 @@ final class OutboxStore: @unchecked Sendable {
         }
     }
 
-    /// The first undelivered, unfailed item of `lane`.
-    func head(of lane: String) throws -> OutboxRecord? {
-        try read("read the lane") { db in
-            try Self.records(db, "WHERE lane = ? AND state != 3 ORDER BY seq LIMIT 1", [.text(lane)]).first
-        }
-    }
-
     /// Every item not yet delivered, failed ones included: lane by lane (lanes in the order
     /// of their oldest item), each in enqueue order.
     func all() throws -> [OutboxRecord] {
@@ -95,7 +88,7 @@ final class OutboxStore: @unchecked Sendable {
                     not_before = NULL WHERE id = ? AND state != 3
                 """, [.text(id.uuidString)])
             guard db.changes == 1 else { return nil }
-            return try Self.records(db, "WHERE id = ?", [.text(id.uuidString)]).first
+            return try Self.records(db, "WHERE id = ?", [.text(id.uuidString)], withBody: true).first
         }
     }
 
@@ -212,16 +205,20 @@ final class OutboxStore: @unchecked Sendable {
         }
     }
 
-    private static let columns = """
-        SELECT id, idempotency_key, lane, method, path, headers, body, attempts, counted_attempts, state,
-            not_before, error, enqueued_at FROM outbox_items
+    /// The columns of a record; the body only where it is sent (`claim`): lists and lane heads
+    /// leave it out, so that they cost no memory for it however many items wait.
+    private static func columns(withBody: Bool) -> String {
         """
+        SELECT id, idempotency_key, lane, method, path, headers, \(withBody ? "body" : "NULL"), attempts,
+            counted_attempts, state, not_before, error, enqueued_at FROM outbox_items
+        """
+    }
 
-    private static func records(_ db: SQLiteDatabase, _ clause: String, _ bindings: [SQLiteValue] = []) throws
-        -> [OutboxRecord]
-    {
+    private static func records(
+        _ db: SQLiteDatabase, _ clause: String, _ bindings: [SQLiteValue] = [], withBody: Bool = false
+    ) throws -> [OutboxRecord] {
         var records: [OutboxRecord] = []
-        try db.query(columns + " " + clause, bindings) { row in
+        try db.query(columns(withBody: withBody) + " " + clause, bindings) { row in
             // A row this code did not write (edited by hand, damaged) is skipped, not a crash.
             guard let id = UUID(uuidString: row.text(0)) else { return }
             records.append(
