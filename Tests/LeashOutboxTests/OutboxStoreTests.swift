@@ -106,6 +106,25 @@ final class OutboxStoreTests: LeakCheckedTestCase {
         XCTAssertEqual(recorder.timeline, ["10100 sending#2 /notes", "10100 delivered(201) /notes"])
     }
 
+    func testAClockSetBack_holdsAWaitingItemNoLongerThanTheLongestWait() throws {
+        // Stored at 10,000 s waiting until 10,010 s; reopened with the clock at 0.
+        let before = TestScheduler(initialClock: 10_000_000, resolution: 0.001)
+        let beforeTransport = StubTransport(scheduler: before).stub(.post, path: "/notes", .status(503))
+        let first = try Outbox(
+            client: stubClient(beforeTransport, scheduler: before), storedAt: folder.store(),
+            options: exactOptions { $0.initialRetryDelay = 10 })
+        try first.enqueue(PostNote(text: "a"))
+        before.advanceTo(10_000_001)  // the 503 arrives: waiting until 10,010 s
+        guard case .waiting? = try first.items().first?.state else { return XCTFail("not waiting") }
+        first.close()
+
+        transport.stub(.post, path: "/notes", .status(201))
+        let second = try open { $0.maximumRetryDelay = 60 }
+        let recorder = EventRecorder(second, clock: { [scheduler] in scheduler!.clock })
+        scheduler.start()
+        XCTAssertEqual(recorder.timeline, ["60000 sending#2 /notes", "60000 delivered(201) /notes"])
+    }
+
     func testClose_twice_isHarmless_enqueueAfterItThrows_andTheEventsComplete() throws {
         let outbox = try open()
         let completed = expectation(description: "events complete")

@@ -187,10 +187,12 @@ final class OutboxCourier: Sendable {
             }
             guard let token else { continue }
             let now = scheduler.now
-            if head.phase == .waiting, let notBefore = head.notBefore, notBefore > now {
+            if head.phase == .waiting, var notBefore = head.notBefore, notBefore > now {
                 // Never longer than the longest wait: a clock set back since the item was
                 // stored must not hold it for the difference.
-                wait(lane: head.lane, token: token, until: min(notBefore, now + max(0, options.maximumRetryDelay)))
+                let latest = now.addingTimeInterval(max(0, options.maximumRetryDelay))
+                if notBefore > latest, (try? store.reschedule(head.id, until: latest)) != nil { notBefore = latest }
+                wait(lane: head.lane, token: token, until: notBefore)
             } else {
                 send(head, token: token)
             }

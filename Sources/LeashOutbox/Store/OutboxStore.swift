@@ -110,6 +110,15 @@ final class OutboxStore: @unchecked Sendable {
         }
     }
 
+    /// Moves the end of `id`'s wait to `date`.
+    func reschedule(_ id: UUID, until date: Date) throws {
+        try write("reschedule the retry") { db in
+            try db.query(
+                "UPDATE outbox_items SET not_before = ? WHERE id = ? AND state = 2",
+                [.real(date.timeIntervalSince1970), .text(id.uuidString)])
+        }
+    }
+
     /// Records that `id` failed for good, with `error`.
     func markFailed(_ id: UUID, error: LeashError) throws {
         try write("record the failure") { db in
