@@ -58,8 +58,8 @@ let package = Package(
         .executableTarget(
             name: "leash-tour",
             dependencies: [
-                "LeashExamples", "Leash", "LeashTesting", "RxLeash", "LeashInterceptors", "Rx", "RxTestingCore",
-                "LoopbackServer", "LeashDigest",
+                "LeashExamples", "Leash", "LeashTesting", "RxLeash", "LeashInterceptors", "LeashOutbox", "Rx",
+                "RxTestingCore", "LoopbackServer", "LeashDigest",
             ],
             path: "Playgrounds/LeashTour"),
         // What the tour and the example tests share: the example API and a view model.

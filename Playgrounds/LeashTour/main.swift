@@ -57,6 +57,7 @@ if let client = tour.setup() {
     tour.transfers(client)
     tour.streams(client)
     tour.webSockets(client)
+    tour.outbox()
 }
 tour.viewModelInVirtualTime()
 exit(tour.finish() ? 0 : 1)
