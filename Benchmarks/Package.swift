@@ -6,6 +6,7 @@ import PackageDescription
 ///
 ///     swift run -c release --package-path Benchmarks rx-benchmarks
 ///     swift run -c release --package-path Benchmarks net-benchmarks
+///     swift run -c release --package-path Benchmarks outbox-benchmarks
 let package = Package(
     name: "LeashBenchmarks",
     // The root package's minimums: a package may not declare lower ones than a dependency.
@@ -44,6 +45,18 @@ let package = Package(
                 "MallocCounter",
             ],
             path: "Sources/NetBenchmarks"
+        ),
+        // The durable outbox (`LeashOutbox`): enqueue latency (one SQLite commit each), delivery
+        // rate against a plain loop of `client.execute` on the same loopback server, and memory
+        // with 100,000 items stored; see its main.swift.
+        .executableTarget(
+            name: "outbox-benchmarks",
+            dependencies: [
+                .product(name: "LeashOutbox", package: "Leash"), .product(name: "Leash", package: "Leash"),
+                .product(name: "RxLeash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                "LoopbackServer", "MallocCounter",
+            ],
+            path: "Sources/OutboxBenchmarks"
         ),
         // The client side of the Autobahn|Testsuite fuzzingserver's protocol (WebSocket
         // conformance): see its source for how to run it.

@@ -30,7 +30,9 @@ final class OutboxCourier: Sendable {
         /// Lanes with a send in flight or a retry timer; other lanes are idle.
         var busyLanes: [String: Lane] = [:]
         var isPumping = false
-        var pumpAgain = false
+        /// What the next round of `pump` looks at: every lane, or these.
+        var pumpsEveryLane = false
+        var lanesToPump: Set<String> = []
         var nextToken = 0
         var watcher: DispatchSourceTimer?
         /// The store's data version when a pump last read the lanes.
@@ -107,7 +109,7 @@ final class OutboxCourier: Sendable {
             try store.insert(record)
             eventLine.submit(.enqueued(record.item))
         }
-        pump()
+        pump(lane: record.lane)
         return record.item
     }
 
@@ -140,52 +142,54 @@ final class OutboxCourier: Sendable {
 
     // MARK: Pumping
 
-    /// Starts a send (or a retry timer) in every idle lane with an item to deliver, then
-    /// delivers the events queued meanwhile.
+    /// Starts a send (or a retry timer) in every idle lane with an item to deliver (in
+    /// `lane` alone, when given), then delivers the events queued meanwhile.
     ///
+    /// One thread pumps at a time; a thread that asks while another pumps leaves its
+    /// request (the lane, or every lane) to that thread, which goes round again for it.
     /// The events go last, after every send is on its way: a subscriber runs on the thread
-    /// that delivers, and a slow one must hold back no send (nor the other threads' pumps,
-    /// which leave their work to the thread pumping).
-    func pump() {
+    /// that delivers, and a slow one must hold back no send (nor the other threads' pumps).
+    func pump(lane: String? = nil) {
         defer { eventLine.drain() }
         let shouldRun = state.withLock { state -> Bool in
-            if state.isPumping {
-                state.pumpAgain = true
-                return false
-            }
+            if let lane { state.lanesToPump.insert(lane) } else { state.pumpsEveryLane = true }
+            if state.isPumping { return false }
             state.isPumping = true
             return true
         }
         guard shouldRun else { return }
         while true {
-            pumpOnce()
-            let again = state.withLock { state -> Bool in
-                if state.pumpAgain {
-                    state.pumpAgain = false
-                    return true
+            let request = state.withLock { state -> (everyLane: Bool, lanes: Set<String>)? in
+                guard state.pumpsEveryLane || !state.lanesToPump.isEmpty else {
+                    state.isPumping = false
+                    return nil
                 }
-                state.isPumping = false
-                return false
+                defer {
+                    state.pumpsEveryLane = false
+                    state.lanesToPump = []
+                }
+                return (state.pumpsEveryLane, state.lanesToPump)
             }
-            if !again { return }
+            guard let request else { return }
+            pumpOnce(everyLane: request.everyLane, lanes: request.lanes)
         }
     }
 
-    private func pumpOnce() {
-        guard state.withLock({ !$0.isClosed && !$0.isPaused }), acquireDelivery() else { return }
-        // Read before the heads: a commit of another process after this moves the version,
-        // and the watcher pumps again for it.
-        let version = try? store.dataVersion()
-        state.withLock { $0.watchedVersion = version }
-        guard let heads = try? store.laneHeads() else { return }
+    private func pumpOnce(everyLane: Bool, lanes: Set<String>) {
+        guard state.withLock({ !$0.isClosed && !$0.isPaused }), let newlyHeld = acquireDelivery() else { return }
+        let heads: [OutboxRecord]
+        if everyLane || newlyHeld {
+            // Read before the heads: a commit of another process after this moves the
+            // version, and the watcher pumps again for it.
+            let version = try? store.dataVersion()
+            state.withLock { $0.watchedVersion = version }
+            heads = (try? store.laneHeads()) ?? []
+        } else {
+            let idle = state.withLock { state in lanes.filter { state.busyLanes[$0] == nil } }
+            heads = idle.sorted().compactMap { try? store.head(of: $0) }
+        }
         for head in heads {
-            let token = state.withLock { state -> Int? in
-                guard !state.isClosed, !state.isPaused, state.busyLanes[head.lane] == nil else { return nil }
-                state.nextToken += 1
-                state.busyLanes[head.lane] = Lane(token: state.nextToken, isSending: true)
-                return state.nextToken
-            }
-            guard let token else { continue }
+            guard let token = occupy(head.lane) else { continue }
             let now = scheduler.now
             if head.phase == .waiting, var notBefore = head.notBefore, notBefore > now {
                 // Never longer than the longest wait: a clock set back since the item was
@@ -194,23 +198,34 @@ final class OutboxCourier: Sendable {
                 if notBefore > latest, (try? store.reschedule(head.id, until: latest)) != nil { notBefore = latest }
                 wait(lane: head.lane, token: token, until: notBefore)
             } else {
-                send(head, token: token)
+                claimAndSend(head, token: token)
             }
         }
     }
 
-    /// Whether this outbox delivers: it holds the store's delivery lock, or just took it
-    /// (and then sends left `sending` by the previous holder are due again).
-    private func acquireDelivery() -> Bool {
-        guard let deliveryLock else { return false }
-        if deliveryLock.isHeld { return true }
-        guard deliveryLock.tryAcquire() else { return false }
+    /// Makes `lane` busy with a new turn, unless it is busy, or the outbox stopped.
+    private func occupy(_ lane: String) -> Int? {
+        state.withLock { state -> Int? in
+            guard !state.isClosed, !state.isPaused, state.busyLanes[lane] == nil else { return nil }
+            state.nextToken += 1
+            state.busyLanes[lane] = Lane(token: state.nextToken, isSending: true)
+            return state.nextToken
+        }
+    }
+
+    /// Whether this outbox delivers, and whether it just started to: it holds the store's
+    /// delivery lock, or just took it (and then sends left `sending` by the previous holder
+    /// are due again, in every lane); `nil` while another outbox holds it.
+    private func acquireDelivery() -> Bool? {
+        guard let deliveryLock else { return nil }
+        if deliveryLock.isHeld { return false }
+        guard deliveryLock.tryAcquire() else { return nil }
         do {
             try store.releaseInterruptedSends()
             return true
         } catch {
             deliveryLock.release()
-            return false
+            return nil
         }
     }
 
@@ -231,7 +246,7 @@ final class OutboxCourier: Sendable {
 
     private func timerFired(lane: String, token: Int) {
         freeLane(lane, token: token)
-        pump()
+        pump(lane: lane)
     }
 
     /// Ends the lane's turn `token`, unless it ended already.
@@ -243,7 +258,7 @@ final class OutboxCourier: Sendable {
 
     // MARK: Sending
 
-    private func send(_ head: OutboxRecord, token: Int) {
+    private func claimAndSend(_ head: OutboxRecord, token: Int) {
         let claimed = try? ordering.withLock { changes -> OutboxRecord? in
             changes += 1
             guard let record = try store.claim(head.id) else { return nil }
@@ -253,9 +268,14 @@ final class OutboxCourier: Sendable {
         guard let record = claimed ?? nil else {
             // Gone meanwhile (cancelled, purged) or the store failed: free the lane, look again.
             freeLane(head.lane, token: token)
-            state.withLock { $0.pumpAgain = true }
+            state.withLock { _ = $0.lanesToPump.insert(head.lane) }
             return
         }
+        send(record, token: token)
+    }
+
+    /// Sends `record`, claimed already, as the lane's turn `token`.
+    private func send(_ record: OutboxRecord, token: Int) {
         let endpoint = StoredEndpoint(record, keyHeader: options.idempotencyKeyHeader)
         let subscription = client.responseStream(endpoint, serializer: DataResponseSerializer()).subscribe(
             onNext: { [self] response in
@@ -282,17 +302,32 @@ final class OutboxCourier: Sendable {
         error as? LeashError ?? .invalidResponse(reason: "the pipeline failed: \(error)")
     }
 
-    /// Records what became of `record`'s send, tells it, and frees its lane.
+    /// Records what became of `record`'s send, tells it, and frees its lane; after a
+    /// delivery, claims the lane's next item in the same commit and sends it at once.
     private func finish(_ record: OutboxRecord, token: Int, outcome: Result<ResponseExtra, LeashError>) {
-        let isCurrent = state.withLock { $0.busyLanes[record.lane]?.token == token && !$0.isClosed }
-        guard isCurrent else { return }
+        let lane = record.lane
+        // The lane stays busy until the store has the outcome: freed earlier, another pump
+        // could send the item again meanwhile. After a delivery it moves on to its next turn
+        // now, before the store changes, so that a purge or a close meanwhile finds that
+        // turn and ends it.
+        let next = state.withLock { state -> (current: Bool, nextToken: Int?) in
+            guard state.busyLanes[lane]?.token == token, !state.isClosed else { return (false, nil) }
+            guard case .success = outcome, !state.isPaused else { return (true, nil) }
+            state.nextToken += 1
+            state.busyLanes[lane] = Lane(token: state.nextToken, isSending: true)
+            return (true, state.nextToken)
+        }
+        guard next.current else { return }
         let now = scheduler.now
-        try? ordering.withLock { changes in
+        let following = try? ordering.withLock { changes -> OutboxRecord? in
             changes += 1
             switch outcome {
             case .success(let extra):
-                try store.remove(record.id)
+                let following = try store.remove(
+                    record.id, claimingNextOf: next.nextToken == nil ? nil : lane, now: now)
                 eventLine.submit(.delivered(record.item, extra))
+                if let following { eventLine.submit(.sending(following.item)) }
+                return following
             case .failure(let error):
                 switch RetryVerdict.of(error, record: record, options: options, now: now) {
                 case .retry(let delay, let countsAttempt):
@@ -304,10 +339,16 @@ final class OutboxCourier: Sendable {
                     try store.markFailed(record.id, error: failure)
                     eventLine.submit(.failed(record.moved(to: .failed, error: failure).item, failure))
                 }
+                return nil
             }
         }
-        freeLane(record.lane, token: token)
-        pump()
+        if let following = following ?? nil, let nextToken = next.nextToken {
+            send(following, token: nextToken)
+            eventLine.drain()
+        } else {
+            freeLane(lane, token: next.nextToken ?? token)
+            pump(lane: lane)
+        }
     }
 
     // MARK: Watching the store

@@ -33,7 +33,7 @@ enum OutboxSchema {
             error BLOB,
             enqueued_at REAL NOT NULL
         );
-        CREATE INDEX outbox_items_by_lane ON outbox_items (lane, seq);
+        CREATE INDEX outbox_items_undelivered ON outbox_items (lane, seq) WHERE state != 3;
         """
     ]
 
@@ -81,7 +81,7 @@ enum OutboxSchema {
         }
         // WAL: readers and the writer do not block each other, and a commit is one append.
         try db.query("PRAGMA journal_mode = WAL") { _ in }
-        try db.execute("PRAGMA synchronous = FULL")
+        try db.setSynchronous(.full)
         // Reads every page of the items table: a truncated or damaged copy fails here, at
         // open, with a clear error, not on some later send.
         _ = try db.integer("SELECT COUNT(*) FROM outbox_items")

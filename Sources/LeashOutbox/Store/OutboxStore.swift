@@ -5,9 +5,9 @@ import Rx
 /// The outbox's SQLite file: the items, their progress, and the schema they are kept in.
 ///
 /// One connection, serialised by a lock (calls are short: a row or two, one commit). The
-/// file is in WAL mode with `synchronous=FULL`, so an `insert` that returned survives a
-/// kill and a power cut; bookkeeping after a send (`synchronous=NORMAL` would risk only
-/// a repeated send with the same key) shares those commits.
+/// file is in WAL mode; an `insert` (and every change an app asks for) is committed with
+/// `synchronous=FULL`, so that once it returns it survives a kill and a power cut. The
+/// bookkeeping of sends is committed with `NORMAL` (see `write`).
 final class OutboxStore: @unchecked Sendable {
     // @unchecked: the connection is only touched inside `database.withLock`.
 
@@ -68,10 +68,15 @@ final class OutboxStore: @unchecked Sendable {
     /// Every item not yet delivered, failed ones included: lane by lane (lanes in the order
     /// of their oldest item), each in enqueue order.
     func all() throws -> [OutboxRecord] {
-        try read("list the items") { db in
-            try Self.records(
-                db, "ORDER BY (SELECT MIN(seq) FROM outbox_items AS first WHERE first.lane = outbox_items.lane), seq")
+        let inOrder = try read("list the items") { db in try Self.records(db, "ORDER BY seq") }
+        // Grouped here, in one pass: lanes in the order of their first (oldest) item.
+        var lanes: [String: [OutboxRecord]] = [:]
+        var laneOrder: [String] = []
+        for record in inOrder {
+            if lanes[record.lane] == nil { laneOrder.append(record.lane) }
+            lanes[record.lane, default: []].append(record)
         }
+        return laneOrder.flatMap { lanes[$0] ?? [] }
     }
 
     /// How many items wait for delivery (failed ones not counted).
@@ -79,29 +84,44 @@ final class OutboxStore: @unchecked Sendable {
         try read("count the items") { db in Int(try db.integer("SELECT COUNT(*) FROM outbox_items WHERE state != 3")) }
     }
 
-    /// Marks `id` as being sent, one more attempt; `nil` if it is gone or failed meanwhile.
-    func claim(_ id: UUID) throws -> OutboxRecord? {
-        try write("mark the item as sending") { db in
-            try db.query(
-                """
-                UPDATE outbox_items SET state = 1, attempts = attempts + 1, counted_attempts = counted_attempts + 1,
-                    not_before = NULL WHERE id = ? AND state != 3
-                """, [.text(id.uuidString)])
-            guard db.changes == 1 else { return nil }
-            return try Self.records(db, "WHERE id = ?", [.text(id.uuidString)], withBody: true).first
-        }
+    /// The first undelivered, unfailed item of `lane`.
+    func head(of lane: String) throws -> OutboxRecord? {
+        try read("read the lane") { db in try Self.head(of: lane, in: db) }
     }
 
-    /// Removes a delivered item.
-    func remove(_ id: UUID) throws {
-        try write("remove the delivered item") { db in
+    /// Marks `id` as being sent, one more attempt; `nil` if it is gone or failed meanwhile.
+    func claim(_ id: UUID) throws -> OutboxRecord? {
+        try write("mark the item as sending", durable: false) { db in try Self.claim(id, in: db) }
+    }
+
+    private static func head(of lane: String, in db: SQLiteDatabase) throws -> OutboxRecord? {
+        try records(db, "WHERE lane = ? AND state != 3 ORDER BY seq LIMIT 1", [.text(lane)]).first
+    }
+
+    private static func claim(_ id: UUID, in db: SQLiteDatabase) throws -> OutboxRecord? {
+        try db.query(
+            """
+            UPDATE outbox_items SET state = 1, attempts = attempts + 1, counted_attempts = counted_attempts + 1,
+                not_before = NULL WHERE id = ? AND state != 3
+            """, [.text(id.uuidString)])
+        guard db.changes == 1 else { return nil }
+        return try records(db, "WHERE id = ?", [.text(id.uuidString)], withBody: true).first
+    }
+
+    /// Removes a delivered item and, when `lane` is given, claims that lane's next item in
+    /// the same commit if it is due by `now` (one commit per delivered item, not two).
+    func remove(_ id: UUID, claimingNextOf lane: String?, now: Date) throws -> OutboxRecord? {
+        try write("remove the delivered item", durable: false) { db in
             try db.query("DELETE FROM outbox_items WHERE id = ?", [.text(id.uuidString)])
+            guard let lane, let next = try Self.head(of: lane, in: db) else { return nil }
+            if next.phase == .waiting, let notBefore = next.notBefore, notBefore > now { return nil }
+            return try Self.claim(next.id, in: db)
         }
     }
 
     /// Records that `id` waits until `date`; a wait for the credential does not count the send.
     func markWaiting(_ id: UUID, until date: Date, countsAttempt: Bool) throws {
-        try write("schedule the retry") { db in
+        try write("schedule the retry", durable: false) { db in
             try db.query(
                 """
                 UPDATE outbox_items SET state = 2, not_before = ?,
@@ -112,7 +132,7 @@ final class OutboxStore: @unchecked Sendable {
 
     /// Moves the end of `id`'s wait to `date`.
     func reschedule(_ id: UUID, until date: Date) throws {
-        try write("reschedule the retry") { db in
+        try write("reschedule the retry", durable: false) { db in
             try db.query(
                 "UPDATE outbox_items SET not_before = ? WHERE id = ? AND state = 2",
                 [.real(date.timeIntervalSince1970), .text(id.uuidString)])
@@ -131,14 +151,14 @@ final class OutboxStore: @unchecked Sendable {
     /// Items left `sending` by a process that ended (or by this one before it reopened):
     /// pending again, their attempt kept.
     func releaseInterruptedSends() throws {
-        try write("recover interrupted sends") { db in
+        try write("recover interrupted sends", durable: false) { db in
             try db.query("UPDATE outbox_items SET state = 0 WHERE state = 1")
         }
     }
 
     /// Makes every waiting item due now (the app is back online: no point waiting more).
     func makeWaitingDue() throws {
-        try write("wake the waiting items") { db in
+        try write("wake the waiting items", durable: false) { db in
             try db.query("UPDATE outbox_items SET state = 0, not_before = NULL WHERE state = 2")
         }
     }
@@ -199,8 +219,18 @@ final class OutboxStore: @unchecked Sendable {
         try access(operation) { db in try body(db) }
     }
 
-    private func write<Result>(_ operation: String, _ body: (SQLiteDatabase) throws -> Result) throws -> Result {
-        try access(operation) { db in try db.writeTransaction { try body(db) } }
+    /// Runs `body` in one write transaction. A `durable` commit is on disk when it returns
+    /// (`synchronous=FULL`: the WAL is synced); the others (`NORMAL`), the bookkeeping of
+    /// sends, survive a killed process and reach the disk with the next durable commit or
+    /// checkpoint. A power cut can lose such a commit: an item then goes out once more with
+    /// its key, or counts one attempt fewer. Syncing them too halved the delivery rate.
+    private func write<Result>(
+        _ operation: String, durable: Bool = true, _ body: (SQLiteDatabase) throws -> Result
+    ) throws -> Result {
+        try access(operation) { db in
+            try db.setSynchronous(durable ? .full : .normal)
+            return try db.writeTransaction { try body(db) }
+        }
     }
 
     private func access<Result>(_ operation: String, _ body: (SQLiteDatabase) throws -> Result) throws -> Result {

@@ -49,6 +49,24 @@ final class SQLiteDatabase {
         sqlite3_close_v2(handle)
     }
 
+    /// How a commit reaches the disk (`PRAGMA synchronous`, in WAL mode).
+    enum Synchronous: String {
+        /// The WAL is synced at every commit: a commit survives a power cut.
+        case full = "FULL"
+        /// The WAL is synced at checkpoints only: a commit survives a killed process.
+        case normal = "NORMAL"
+    }
+
+    private var synchronous: Synchronous?
+
+    /// Sets how the next commits reach the disk (a change between transactions is allowed,
+    /// and costs no I/O).
+    func setSynchronous(_ level: Synchronous) throws {
+        guard level != synchronous else { return }
+        try execute("PRAGMA synchronous = \(level.rawValue)")
+        synchronous = level
+    }
+
     /// How long a call waits for another connection's lock before it fails with `SQLITE_BUSY`.
     func setBusyTimeout(milliseconds: Int32) {
         sqlite3_busy_timeout(handle, milliseconds)
