@@ -145,7 +145,10 @@ public final class Outbox: Sendable {
         return removed
     }
 
-    /// Stops starting sends (those in flight finish); enqueueing goes on.
+    /// Stops starting sends; enqueueing goes on. Sends in flight finish, and a send that
+    /// started before the call goes out: the events come after the sends are on their way,
+    /// so when `.delivered` reaches a subscriber, the lane's next item may be on the wire
+    /// already, and a `pause()` from that handler stops the one after it.
     public func pause() {
         courier.pause()
     }
