@@ -60,7 +60,7 @@ final class OutboxCrashTests: XCTestCase {
         effects.dropResponseProbability = 0.25
         let folder = OutboxFolder()
         let store = folder.store()
-        var random = SeededRandom(seed: seed)
+        var random = SplitMix64(seed: seed)
         var run = Run()
         var next = 0
 
@@ -72,7 +72,7 @@ final class OutboxCrashTests: XCTestCase {
             }
             // Each is killed at its own moment: at open, mid-enqueue, mid-delivery, or after.
             for child in children {
-                child.kill(after: Double(random.next(upTo: 400)) / 1000)
+                child.kill(after: 0.4 * random.nextUnit())
             }
             for child in children {
                 let outcome = child.finish()
@@ -125,22 +125,6 @@ final class OutboxCrashTests: XCTestCase {
 
     private static func seed(default value: UInt64) -> UInt64 {
         ProcessInfo.processInfo.environment["OUTBOX_CRASH_SEED"].flatMap { UInt64($0) } ?? value
-    }
-}
-
-/// SplitMix64: the kill moments from a seed, the same on every platform.
-private struct SeededRandom {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    mutating func next(upTo bound: Int) -> Int {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var value = state
-        value = (value ^ (value >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        value = (value ^ (value >> 27)) &* 0x94D0_49BB_1331_11EB
-        value ^= value >> 31
-        return Int(value % UInt64(max(bound, 1)))
     }
 }
 

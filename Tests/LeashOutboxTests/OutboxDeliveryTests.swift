@@ -13,27 +13,7 @@ import XCTest
 
 /// Delivery in virtual time: what is sent when, what is retried, what fails, in which order.
 /// Each test also checks that every Rx resource it made is released once its outbox is.
-final class OutboxDeliveryTests: LeakCheckedTestCase {
-    private var folder: OutboxFolder!
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        folder = OutboxFolder()
-        // One tick is a millisecond.
-        scheduler = TestScheduler(initialClock: 0, resolution: 0.001)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        folder = nil
-        // Released before the leak check: the scheduler holds the work still scheduled.
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class OutboxDeliveryTests: OutboxTestCase {
     private func makeOutbox(_ configure: (inout OutboxOptions) -> Void = { _ in }) throws -> (Outbox, EventRecorder) {
         let client = try stubClient(transport, scheduler: scheduler)
         let outbox = try Outbox(client: client, storedAt: folder.store(), options: exactOptions(configure))

@@ -9,25 +9,7 @@ import XCTest
 @testable import LeashOutbox
 
 /// The store: what survives a restart, what a bad file gets, what is (not) kept on disk.
-final class OutboxStoreTests: LeakCheckedTestCase {
-    private var folder: OutboxFolder!
-    private var scheduler: TestScheduler!
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        folder = OutboxFolder()
-        scheduler = TestScheduler(initialClock: 0, resolution: 0.001)
-        transport = StubTransport(scheduler: scheduler)
-    }
-
-    override func tearDown() {
-        folder = nil
-        scheduler = nil
-        transport = nil
-        super.tearDown()
-    }
-
+final class OutboxStoreTests: OutboxTestCase {
     private func open(
         _ name: String = "outbox.sqlite", client: Client? = nil, _ configure: (inout OutboxOptions) -> Void = { _ in }
     ) throws -> Outbox {

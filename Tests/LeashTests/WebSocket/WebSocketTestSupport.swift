@@ -1,25 +1,9 @@
 import Foundation
 import Leash
+import LoopbackServer
 
-/// A deterministic generator (SplitMix64), so that random splits and payloads repeat run to run.
-struct WebSocketSeededGenerator: RandomNumberGenerator {
-    /// The generator's running state.
-    private var state: UInt64
-
-    /// A generator that yields the same sequence for the same seed.
-    init(seed: UInt64) {
-        state = seed
-    }
-
-    /// The next 64 random bits.
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var mixed = state
-        mixed = (mixed ^ (mixed >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        mixed = (mixed ^ (mixed >> 27)) &* 0x94D0_49BB_1331_11EB
-        return mixed ^ (mixed >> 31)
-    }
-}
+/// A deterministic generator, so that random splits and payloads repeat run to run.
+typealias WebSocketSeededGenerator = SplitMix64
 
 /// The bytes of a frame written by hand, not by `WebSocketFrameEncoder`, so that decoder tests
 /// do not depend on the encoder being right.

@@ -1,0 +1,27 @@
+import Foundation
+import LeashTestSupport
+import LeashTesting
+import RxTesting
+
+/// Base of the outbox's virtual-time tests: a folder for the stores, a `TestScheduler` whose
+/// tick is a millisecond, and a `StubTransport` answering on it; with the leak check.
+class OutboxTestCase: LeakCheckedTestCase {
+    var folder: OutboxFolder!
+    var scheduler: TestScheduler!
+    var transport: StubTransport!
+
+    override func setUp() {
+        super.setUp()
+        folder = OutboxFolder()
+        scheduler = TestScheduler(initialClock: 0, resolution: 0.001)  // one tick = 1 ms
+        transport = StubTransport(scheduler: scheduler)
+    }
+
+    override func tearDown() {
+        folder = nil
+        // Released before the leak check: the scheduler holds the work still scheduled.
+        scheduler = nil
+        transport = nil
+        super.tearDown()
+    }
+}
