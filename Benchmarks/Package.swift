@@ -35,6 +35,8 @@ let package = Package(
         .target(
             name: "LoopbackServer", dependencies: [.product(name: "LeashInterceptors", package: "Leash")],
             path: "Sources/LoopbackServer"),
+        // What the benchmark executables share: starting the server child, reading /proc.
+        .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
         // Counts heap allocations by interposing the malloc family (glibc); see its source.
         .target(name: "MallocCounter", path: "Sources/MallocCounter"),
         .executableTarget(
@@ -42,7 +44,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Leash", package: "Leash"), .product(name: "LeashTesting", package: "Leash"),
                 .product(name: "Rx", package: "Leash"), .product(name: "RxLeash", package: "Leash"), "LoopbackServer",
-                "MallocCounter",
+                "MallocCounter", "BenchmarkSupport",
             ],
             path: "Sources/NetBenchmarks"
         ),
@@ -54,7 +56,7 @@ let package = Package(
             dependencies: [
                 .product(name: "LeashOutbox", package: "Leash"), .product(name: "Leash", package: "Leash"),
                 .product(name: "RxLeash", package: "Leash"), .product(name: "Rx", package: "Leash"),
-                "LoopbackServer", "MallocCounter",
+                "LoopbackServer", "MallocCounter", "BenchmarkSupport",
             ],
             path: "Sources/OutboxBenchmarks"
         ),

@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import LoopbackServer
 
@@ -148,29 +149,10 @@ final class NotesServerProcess {
     }
 
     private static func spawn(_ executable: String, stdin: Pipe, stdout: Pipe) -> pid_t {
-        #if canImport(Glibc)
-            var actions = posix_spawn_file_actions_t()
-        #else
-            var actions: posix_spawn_file_actions_t?
-        #endif
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_adddup2(&actions, stdin.fileHandleForReading.fileDescriptor, 0)
-        posix_spawn_file_actions_adddup2(&actions, stdout.fileHandleForWriting.fileDescriptor, 1)
-        for descriptor in [
-            stdin.fileHandleForReading.fileDescriptor, stdin.fileHandleForWriting.fileDescriptor,
-            stdout.fileHandleForReading.fileDescriptor, stdout.fileHandleForWriting.fileDescriptor,
-        ] {
-            posix_spawn_file_actions_addclose(&actions, descriptor)
+        switch ChildProcess.spawn(executable, arguments: ["--serve"], stdin: stdin, stdout: stdout) {
+        case .success(let pid): return pid
+        case .failure(let error): fail("cannot start the server child: \(error)")
         }
-        let arguments: [UnsafeMutablePointer<CChar>?] = [strdup(executable), strdup("--serve")]
-        defer { arguments.forEach { free($0) } }
-        var pid: pid_t = 0
-        let status = posix_spawn(&pid, executable, &actions, nil, arguments + [nil], environ)
-        guard status == 0 else {
-            fail("cannot start the server child: \(String(cString: strerror(status)))")
-        }
-        return pid
     }
 
     /// What the route saw since the last `reset()`.

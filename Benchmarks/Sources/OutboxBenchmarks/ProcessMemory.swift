@@ -1,3 +1,4 @@
+import BenchmarkSupport
 import Foundation
 import MallocCounter
 
@@ -22,19 +23,8 @@ enum ProcessMemory {
     @discardableResult
     static func resetPeak() -> Bool {
         malloc_counter_trim()
-        let descriptor = open("/proc/self/clear_refs", O_WRONLY)
-        guard descriptor >= 0 else { return false }
-        defer { close(descriptor) }
-        return write(descriptor, "5", 1) == 1
+        return ProcStatus.resetPeak()
     }
 
-    /// A `kB` line of `/proc/self/status`, in bytes.
-    private static func statusValue(_ field: String) -> Int? {
-        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return nil }
-        for line in status.split(separator: "\n") where line.hasPrefix(field + ":") {
-            let number = line.dropFirst(field.count + 1).split(whereSeparator: \.isWhitespace).first
-            return number.flatMap { Int($0) }.map { $0 * 1024 }
-        }
-        return nil
-    }
+    private static func statusValue(_ field: String) -> Int? { ProcStatus.value(field) }
 }
