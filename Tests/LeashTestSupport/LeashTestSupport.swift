@@ -163,6 +163,11 @@ public struct SpecExecution<Value> {
     /// The execution's events.
     public let events: Observable<ExecutionEvent<Value>>
 
+    /// An execution whose events are `events` (an execution's, with operators added).
+    public init(events: Observable<ExecutionEvent<Value>>) {
+        self.events = events
+    }
+
     /// The first value as a `Response`, or the failure.
     public func toBlockingResult(timeout: TimeInterval = 10) throws -> Response<Value> {
         switch events.toBlocking(timeout: timeout).materialize() {

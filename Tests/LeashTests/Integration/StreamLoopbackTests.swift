@@ -116,6 +116,19 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
 
     /// A subscriber busy in `onNext` for as long as the test needs, on a stream that never
     /// ends: `blocked` is signalled when it is stuck in its first chunk, `release` frees it.
+    /// An execution event in a word, for timelines.
+    private static func stepName<Value>(_ event: ExecutionEvent<Value>) -> String {
+        switch event {
+        case .requestPrepared: return "prepared"
+        case .requestSent: return "sent"
+        case .uploadProgress: return "upload progress"
+        case .downloadProgress: return "download progress"
+        case .responseReceived(let response, _, _): return "response \(response.statusCode)"
+        case .retrying(let attempt): return "retrying (attempt \(attempt))"
+        case .value: return "value"
+        }
+    }
+
     private final class StuckSubscriber: @unchecked Sendable {
         // @unchecked: the counts are behind `lock`; the semaphores are thread-safe.
         let blocked = DispatchSemaphore(value: 0)
@@ -132,6 +145,13 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         /// judged, then handed on from there).
         var isStuckOnTheJudgesQueue: Bool { lock.withLock { firstOnTheJudgesQueue } }
 
+        /// Told how the stream ended (nil: completed), from the thread it ended on.
+        var onEnd: (@Sendable (Swift.Error?) -> Void)? {
+            get { lock.withLock { endHandler } }
+            set { lock.withLock { endHandler = newValue } }
+        }
+        private var endHandler: (@Sendable (Swift.Error?) -> Void)?
+
         func subscribe(_ client: Client, path: String = "/stream/chunks?count=0&forever=1&size=65536") -> Disposable {
             client.chunkStream(SpecEndpoint(path)).subscribe(
                 onNext: { [self] _ in
@@ -147,9 +167,13 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
                 },
                 onError: { [self] error in
                     lock.withLock { failure = error }
+                    onEnd?(error)
                     ended.signal()
                 },
-                onCompleted: { [self] in ended.signal() })
+                onCompleted: { [self] in
+                    onEnd?(nil)
+                    ended.signal()
+                })
         }
     }
 
@@ -218,13 +242,27 @@ final class StreamLoopbackTests: LoopbackIntegrationCase {
         XCTAssertEqual(subscriber.blocked.wait(timeout: .now() + 10), .success)
 
         let started = Date()
-        let other = try client.specExecute(SpecEndpoint("/json"), serializer: DataResponseSerializer())
-            .toBlockingResult(timeout: 20)
+        // When each step of the other request and the stream's end came, for the failure
+        // message: this once took 43 s under ThreadSanitizer in CI, and a bare duration does
+        // not say where it went.
+        let timeline = SpecLocked<[String]>([])
+        let mark: @Sendable (String) -> Void = { step in
+            timeline.withLock { $0.append(String(format: "%.3f s %@", Date().timeIntervalSince(started), step)) }
+        }
+        subscriber.onEnd = { mark("the stream ended (\(String(describing: $0)))") }
+        let execution = client.specExecute(SpecEndpoint("/json"), serializer: DataResponseSerializer())
+        let other = try SpecExecution(
+            events: execution.events.do(
+                onNext: { mark("other: \(Self.stepName($0))") }, onError: { mark("other failed: \($0)") },
+                onCompleted: { mark("other completed") })
+        ).toBlockingResult(timeout: 20)
         XCTAssertNotNil(other.value)
         // The hold (0.5 s), then the flood the cancel races (seconds under ThreadSanitizer);
         // without the longest hold, the request would wait the subscriber's 30 s.
         XCTAssertLessThan(
-            Date().timeIntervalSince(started), 8, "another request went through while the stream waited")
+            Date().timeIntervalSince(started), 8,
+            "another request went through while the stream waited; what happened when:\n"
+                + timeline.withLock { $0 }.joined(separator: "\n"))
         // Past the limit the client cancels the task; the server sees the connection close.
         waitForServer("the client to close the connection", timeout: disconnectTimeout) {
             $0.clientDisconnectCount >= 1
