@@ -16,6 +16,10 @@ import Rx
 /// dies, however it dies, so another outbox takes over without waiting for a lease to
 /// expire. A lock file, not a row in the database: a row cannot tell a dead holder from a
 /// slow one.
+///
+/// The lock is held while the outbox is open: on iOS, a suspended app that holds a file
+/// lock in an App Group container is terminated (`0xdead10cc`), so an app whose store is
+/// there closes its outbox when it goes to the background (README: Durable writes).
 final class DeliveryLock: Sendable {
     let url: URL
     private let descriptor: Int32
