@@ -82,6 +82,28 @@ final class OutboxDeliveryTests: OutboxTestCase {
         XCTAssertNotNil(direct?.query)
     }
 
+    func testTheEndpointsHeaders_comeBackAsTheyWere_andALineBreakInOneIsRefused() throws {
+        struct WithHeaders: Endpoint {
+            var headers: [String: String]?
+            var path: String { "/notes" }
+            var method: HTTPMethod { .post }
+        }
+        transport.stub(.post, path: "/notes", .status(201))
+        let (outbox, _) = try makeOutbox()
+        let headers = ["X-Time": "12:30: lunch", "X-Empty": "", "X-Spaced": "  two  ", "X-Ünïcode": "☕️"]
+        try outbox.enqueue(WithHeaders(headers: headers))
+        let sent = try XCTUnwrap(transport.requests.first)
+        for (name, value) in headers {
+            XCTAssertEqual(sent.value(forHTTPHeaderField: name), value, name)
+        }
+        for bad in [["X-Bad": "one\r\ntwo"], ["X-Bad": "one\ntwo"], ["Bad:Name": "x"], ["": "x"]] {
+            XCTAssertThrowsError(try outbox.enqueue(WithHeaders(headers: bad))) { error in
+                guard case .encoding? = error as? LeashError else { return XCTFail("\(error)") }
+            }
+        }
+        XCTAssertEqual(transport.requests.count, 1)
+    }
+
     func testNoKeyHeader_sendsNoKey() throws {
         transport.stub(.post, path: "/notes", .status(201))
         let (outbox, _) = try makeOutbox { $0.idempotencyKeyHeader = nil }

@@ -20,6 +20,14 @@ enum OutboxIntent {
         let request = try client.urlRequest(for: endpoint)
         let body = try self.body(of: endpoint, request: request, limit: options.maximumBodySize)
         var headers = endpoint.headers ?? [:]
+        for (name, value) in headers
+        where name.isEmpty || "\(name)\(value)".unicodeScalars.contains(where: { $0 == "\n" || $0 == "\r" })
+            || name.contains(":")
+        {
+            throw LeashError.encoding(
+                reason: "the header \"\(name)\" cannot be sent: a name must be a token and a field one line",
+                underlying: nil)
+        }
         if let contentType = request.value(forHTTPHeaderField: "Content-Type") {
             headers = headers.filter { $0.key.lowercased() != "content-type" }
             headers["Content-Type"] = contentType
