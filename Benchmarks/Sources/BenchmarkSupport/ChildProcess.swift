@@ -9,6 +9,29 @@ import Foundation
 /// Starting a benchmark's helper process (the loopback server in a process of its own, so
 /// that the client's CPU and memory figures are its own).
 public enum ChildProcess {
+    /// Starts this benchmark's own executable with `arguments` (its server mode), with
+    /// `stdin` and `stdout` as the child's standard input and output, and closes the
+    /// child's ends here: the child's stdin ends when `stdin`'s write end closes.
+    ///
+    /// The pipes are made close-on-exec first, so that no later child (another server, a
+    /// client process) holds a copy of this child's stdin, which would then never end; the
+    /// child's own copies (`dup2` to 0 and 1) do not inherit the flag.
+    public static func spawnSelf(arguments: [String], stdin: Pipe, stdout: Pipe) -> Result<pid_t, POSIXError> {
+        // `/proc/self/exe` rather than argv[0], which may be relative or a name on PATH.
+        let executable =
+            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        for handle in [
+            stdin.fileHandleForReading, stdin.fileHandleForWriting, stdout.fileHandleForReading,
+            stdout.fileHandleForWriting,
+        ] {
+            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        }
+        let result = spawn(executable, arguments: arguments, stdin: stdin, stdout: stdout)
+        try? stdin.fileHandleForReading.close()
+        try? stdout.fileHandleForWriting.close()
+        return result
+    }
+
     /// Starts `executable` with `arguments`, with `stdin` and `stdout` as its standard input
     /// and output; the parent's ends of both pipes are closed in the child. Returns the
     /// child's pid, or the error `posix_spawn` gave.

@@ -54,37 +54,16 @@ final class ServerProcess {
     let baseURL: URL
 
     init() {
-        // `/proc/self/exe` rather than argv[0], which may be relative or a name on PATH.
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        // Close-on-exec, so that no later child (another server, a client process) holds
-        // a copy of this child's stdin, which would then never end; the child's own
-        // copies (`dup2` to 0 and 1) do not inherit the flag.
-        for handle in [
-            input.fileHandleForReading, input.fileHandleForWriting, output.fileHandleForReading,
-            output.fileHandleForWriting,
-        ] {
-            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        switch ChildProcess.spawnSelf(arguments: ["--serve"], stdin: input, stdout: output) {
+        case .success(let pid): self.pid = pid
+        case .failure(let error): fail("cannot start the server child: \(error)")
         }
-        pid = Self.spawn(executable, stdin: input, stdout: output)
-        // The child's ends are the child's: its stdin ends when the write end here closes.
-        try? input.fileHandleForReading.close()
-        try? output.fileHandleForWriting.close()
         guard let line = Self.readLine(from: output.fileHandleForReading), let port = Int(line),
             let url = URL(string: "http://127.0.0.1:\(port)")
         else {
             fail("the server child did not print its port")
         }
         baseURL = url
-    }
-
-    /// Starts `executable --serve` with `stdin` and `stdout` as its standard input and
-    /// output (see `ChildProcess.spawn`).
-    private static func spawn(_ executable: String, stdin: Pipe, stdout: Pipe) -> pid_t {
-        switch ChildProcess.spawn(executable, arguments: ["--serve"], stdin: stdin, stdout: stdout) {
-        case .success(let pid): return pid
-        case .failure(let error): fail("cannot start the server child: \(error)")
-        }
     }
 
     /// How many requests the server has received so far.

@@ -125,20 +125,10 @@ final class NotesServerProcess {
     let baseURL: URL
 
     init() {
-        // `/proc/self/exe` rather than argv[0], which may be relative or a name on PATH.
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        // Close-on-exec, so that no later child holds a copy of this child's stdin, which
-        // would then never end; the child's own copies (`dup2` to 0 and 1) do not inherit it.
-        for handle in [
-            input.fileHandleForReading, input.fileHandleForWriting, output.fileHandleForReading,
-            output.fileHandleForWriting,
-        ] {
-            _ = fcntl(handle.fileDescriptor, F_SETFD, FD_CLOEXEC)
+        switch ChildProcess.spawnSelf(arguments: ["--serve"], stdin: input, stdout: output) {
+        case .success(let pid): self.pid = pid
+        case .failure(let error): fail("cannot start the server child: \(error)")
         }
-        pid = Self.spawn(executable, stdin: input, stdout: output)
-        try? input.fileHandleForReading.close()
-        try? output.fileHandleForWriting.close()
         let reader = LineReader(descriptor: output.fileHandleForReading.fileDescriptor)
         self.reader = reader
         guard let line = reader.readLine(), let port = Int(line), let url = URL(string: "http://127.0.0.1:\(port)")
@@ -146,13 +136,6 @@ final class NotesServerProcess {
             fail("the server child did not print its port")
         }
         baseURL = url
-    }
-
-    private static func spawn(_ executable: String, stdin: Pipe, stdout: Pipe) -> pid_t {
-        switch ChildProcess.spawn(executable, arguments: ["--serve"], stdin: stdin, stdout: stdout) {
-        case .success(let pid): return pid
-        case .failure(let error): fail("cannot start the server child: \(error)")
-        }
     }
 
     /// What the route saw since the last `reset()`.
