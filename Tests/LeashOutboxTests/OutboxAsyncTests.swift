@@ -8,7 +8,7 @@ import XCTest
 /// The `async` forms: `enqueueInBackground` and `events` as an `AsyncSequence`.
 final class OutboxAsyncTests: LeakCheckedTestCase {
     func testEnqueueInBackground_returnsOnceStored_andTheEventsArriveAsAnAsyncSequence() async throws {
-        let folder = OutboxFolder()
+        let folder = try TransferTestFolder(removedAfter: self)
         let transport = StubTransport().stub(.post, path: "/notes", .status(201))
         let client = Client(manager: try Manager.Builder().url("https://api.example.com").transport(transport).build())
         let outbox = try Outbox(client: client, storedAt: folder.store())
@@ -28,7 +28,7 @@ final class OutboxAsyncTests: LeakCheckedTestCase {
     }
 
     func testTheEventsSequence_endsWhenTheOutboxCloses() async throws {
-        let folder = OutboxFolder()
+        let folder = try TransferTestFolder(removedAfter: self)
         let client = Client(
             manager: try Manager.Builder().url("https://api.example.com").transport(StubTransport()).build())
         let outbox = try Outbox(client: client, storedAt: folder.store())

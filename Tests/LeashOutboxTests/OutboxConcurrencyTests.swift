@@ -15,16 +15,11 @@ import XCTest
 /// One outbox shared by many threads: enqueues, subscribers coming and going, slow and
 /// re-entrant subscribers, and a store locked by another connection.
 final class OutboxConcurrencyTests: LeakCheckedTestCase {
-    private var folder: OutboxFolder!
+    private var folder: TransferTestFolder!
 
-    override func setUp() {
-        super.setUp()
-        folder = OutboxFolder()
-    }
-
-    override func tearDown() {
-        folder = nil
-        super.tearDown()
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = try TransferTestFolder(removedAfter: self)
     }
 
     private func client(_ transport: StubTransport) throws -> Client {

@@ -1,6 +1,7 @@
 import Foundation
 import Leash
 import LeashOutbox
+import LeashTestSupport
 import LoopbackServer
 import XCTest
 
@@ -58,7 +59,7 @@ final class OutboxCrashTests: XCTestCase {
         defer { server.stop() }
         let effects = server.idempotentRoute(method: "POST", path: "/idempotent/*", seed: seed)
         effects.dropResponseProbability = 0.25
-        let folder = OutboxFolder()
+        let folder = try TransferTestFolder(removedAfter: self)
         let store = folder.store()
         var random = SplitMix64(seed: seed)
         var run = Run()
@@ -130,8 +131,7 @@ final class OutboxCrashTests: XCTestCase {
 
 /// One `outbox-crash-child` process and what it printed.
 private final class Child: @unchecked Sendable {
-    // @unchecked: `process` and `output` are touched by the test's thread only; the pipe's
-    // reader appends under `lock`.
+    // @unchecked: `process` is touched by the test's thread only; `output` is locked.
     struct Outcome {
         var committed: Set<Int>
         var exitedCleanly: Bool
@@ -140,8 +140,7 @@ private final class Child: @unchecked Sendable {
 
     private let process = Process()
     private let pipe = Pipe()
-    private let lock = NSLock()
-    private var output = Data()
+    private let output = SpecLocked(Data())
 
     /// The child's executable, built beside the test bundle (SwiftPM builds it for this target).
     static var executable: URL? {
@@ -166,9 +165,7 @@ private final class Child: @unchecked Sendable {
         child.pipe.fileHandleForReading.readabilityHandler = { [weak child] handle in
             let data = handle.availableData
             guard let child else { return }
-            child.lock.lock()
-            child.output.append(data)
-            child.lock.unlock()
+            child.output.withLock { $0.append(data) }
         }
         try child.process.run()
         return child
@@ -196,10 +193,10 @@ private final class Child: @unchecked Sendable {
         }
         pipe.fileHandleForReading.readabilityHandler = nil
         let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-        lock.lock()
-        output.append(rest)
-        let text = String(decoding: output, as: UTF8.self)
-        lock.unlock()
+        let text = output.withLock { output -> String in
+            output.append(rest)
+            return String(decoding: output, as: UTF8.self)
+        }
         let committed = text.split(separator: "\n").compactMap { line -> Int? in
             line.hasPrefix("committed ") ? Int(line.dropFirst("committed ".count)) : nil
         }

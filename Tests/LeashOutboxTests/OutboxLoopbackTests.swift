@@ -12,19 +12,18 @@ import XCTest
 /// (`LoopbackServer.idempotentRoute`): lost answers, kept-alive connections, token refresh.
 final class OutboxLoopbackTests: LeakCheckedTestCase {
     private var server: LoopbackServer!
-    private var folder: OutboxFolder!
+    private var folder: TransferTestFolder!
 
     override func setUpWithError() throws {
         try super.setUpWithError()
         server = try LoopbackServer()
         server.start()
-        folder = OutboxFolder()
+        folder = try TransferTestFolder(removedAfter: self)
     }
 
     override func tearDown() {
         server.stop()
         server = nil
-        folder = nil
         super.tearDown()
     }
 

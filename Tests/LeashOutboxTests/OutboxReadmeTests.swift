@@ -4,6 +4,7 @@
 
 import Foundation
 import LeashOutbox
+import LeashTestSupport
 import LeashTesting
 import RxLeash
 import RxTesting
@@ -61,7 +62,7 @@ final class NoteComposerTests: XCTestCase {
     func testTheReadmesFirstExample_enqueuesAndReportsDelivery() throws {
         let stub = StubTransport().stub(.post, path: "/notes", .status(201))
         let client = Client(manager: try Manager.Builder().url("https://api.example.com").transport(stub).build())
-        let folder = OutboxFolder()
+        let folder = try TransferTestFolder(removedAfter: self)
         let fileURL = folder.store("outbox.sqlite")
         let disposeBag = DisposeBag()
 

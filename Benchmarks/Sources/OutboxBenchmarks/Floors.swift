@@ -10,7 +10,8 @@ import Foundation
 #endif
 
 /// The floor of `outbox.enqueue`: the same row committed by SQLite directly, with the
-/// outbox's schema (its first migration, copied), its pragmas (WAL, `synchronous=FULL`)
+/// outbox's schema (its first migration, copied, since `OutboxSchema` is internal to the
+/// root package: keep the two alike), its pragmas (WAL, `synchronous=FULL`)
 /// and its statement (`BEGIN IMMEDIATE`, the `INSERT`, `COMMIT`), the statement prepared
 /// once. What the outbox adds on top is its own work: encoding the endpoint, the row's
 /// UUIDs, its locks and events.
@@ -46,7 +47,7 @@ final class SQLiteFloor {
                 error BLOB,
                 enqueued_at REAL NOT NULL
             );
-            CREATE INDEX outbox_items_by_lane ON outbox_items (lane, seq);
+            CREATE INDEX outbox_items_undelivered ON outbox_items (lane, seq) WHERE state != 3;
             COMMIT;
             """)
         let sql = """

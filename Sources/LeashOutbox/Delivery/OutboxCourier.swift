@@ -15,13 +15,19 @@ import Rx
 /// place that starts sends: any thread may ask for it (an enqueue, a finished send, a
 /// timer, the store watcher), and one thread at a time runs it, again while asked.
 final class OutboxCourier: Sendable {
-    /// A busy lane: a send in flight, or a retry timer. `token` tells this turn of the lane
-    /// from later ones, so that a late outcome or timer of an abandoned turn changes nothing.
+    /// A busy lane: a send in flight, or a retry timer (`timer` set). `token` tells this turn
+    /// of the lane from later ones, so that a late outcome or timer of an abandoned turn
+    /// changes nothing.
     private struct Lane {
         var token: Int
-        var isSending: Bool
         var subscription: Disposable? = nil
         var timer: Disposable? = nil
+
+        /// Cancels the turn's send or timer.
+        func cancel() {
+            subscription?.dispose()
+            timer?.dispose()
+        }
     }
 
     private struct State {
@@ -81,10 +87,7 @@ final class OutboxCourier: Sendable {
             return (Array(state.busyLanes.values), state.watcher)
         }
         watcher?.cancel()
-        for lane in lanes {
-            lane.subscription?.dispose()
-            lane.timer?.dispose()
-        }
+        for lane in lanes { lane.cancel() }
         ordering.withLock { _ in store.close() }
         deliveryLock?.release()
         eventLine.finish()
@@ -103,7 +106,6 @@ final class OutboxCourier: Sendable {
 
     /// Stores `record`, tells `.enqueued`, and has it sent when its lane is free.
     func enqueue(_ record: OutboxRecord) throws -> OutboxItem {
-        guard !isClosed else { throw OutboxError.closed }
         try ordering.withLock { changes in
             changes += 1
             try store.insert(record)
@@ -118,8 +120,9 @@ final class OutboxCourier: Sendable {
         try store.makeWaitingDue()
         let timers = state.withLock { state -> [Disposable] in
             var timers: [Disposable] = []
-            for (name, lane) in state.busyLanes where !lane.isSending {
-                if let timer = lane.timer { timers.append(timer) }
+            for (name, lane) in state.busyLanes {
+                guard let timer = lane.timer else { continue }
+                timers.append(timer)
                 state.busyLanes[name] = nil
             }
             return timers
@@ -134,10 +137,7 @@ final class OutboxCourier: Sendable {
             let names = lane.map { [$0] } ?? Array(state.busyLanes.keys)
             return names.compactMap { state.busyLanes.removeValue(forKey: $0) }
         }
-        for lane in abandoned {
-            lane.subscription?.dispose()
-            lane.timer?.dispose()
-        }
+        for lane in abandoned { lane.cancel() }
     }
 
     // MARK: Pumping
@@ -208,7 +208,7 @@ final class OutboxCourier: Sendable {
         state.withLock { state -> Int? in
             guard !state.isClosed, !state.isPaused, state.busyLanes[lane] == nil else { return nil }
             state.nextToken += 1
-            state.busyLanes[lane] = Lane(token: state.nextToken, isSending: true)
+            state.busyLanes[lane] = Lane(token: state.nextToken)
             return state.nextToken
         }
     }
@@ -238,7 +238,7 @@ final class OutboxCourier: Sendable {
         // Fired already (a zero delay on an immediate scheduler), or abandoned: nothing to keep.
         let stale = state.withLock { state -> Bool in
             guard state.busyLanes[lane]?.token == token else { return true }
-            state.busyLanes[lane] = Lane(token: token, isSending: false, timer: timer)
+            state.busyLanes[lane] = Lane(token: token, timer: timer)
             return false
         }
         if stale { timer.dispose() }
@@ -314,7 +314,7 @@ final class OutboxCourier: Sendable {
             guard state.busyLanes[lane]?.token == token, !state.isClosed else { return (false, nil) }
             guard case .success = outcome, !state.isPaused else { return (true, nil) }
             state.nextToken += 1
-            state.busyLanes[lane] = Lane(token: state.nextToken, isSending: true)
+            state.busyLanes[lane] = Lane(token: state.nextToken)
             return (true, state.nextToken)
         }
         guard next.current else { return }

@@ -48,6 +48,7 @@ extension Reactive where Base: Outbox {
 /// An endpoint carried into a `@Sendable` closure. Safe because the closure only reads it,
 /// and `Endpoint`'s requirements are read-only.
 struct UncheckedEndpoint: @unchecked Sendable {
+    // @unchecked: handed to one subscription, which only reads it.
     let endpoint: Endpoint
 
     init(_ endpoint: Endpoint) {

@@ -66,13 +66,10 @@ enum OutboxSchema {
     }
 
     private static func prepareOnce(_ db: SQLiteDatabase, at url: URL) throws {
-        try check(db, at: url)
-        if try db.integer("PRAGMA user_version") < version {
+        if try check(db, at: url) < version {
             try db.writeTransaction {
                 // Checked again inside the write lock: another process may have just done it.
-                try check(db, at: url)
-                let current = Int(try db.integer("PRAGMA user_version"))
-                for step in current..<version {
+                for step in try check(db, at: url)..<version {
                     try db.execute(migrations[step])
                 }
                 try db.execute("PRAGMA application_id = \(applicationID)")
@@ -87,8 +84,9 @@ enum OutboxSchema {
         _ = try db.integer("SELECT COUNT(*) FROM outbox_items")
     }
 
-    /// Throws unless `db` is an empty file or an outbox this code can read.
-    private static func check(_ db: SQLiteDatabase, at url: URL) throws {
+    /// The schema version of `db` (0 for an empty file); throws unless it is an empty file or
+    /// an outbox this code can read.
+    private static func check(_ db: SQLiteDatabase, at url: URL) throws -> Int {
         let application = try db.integer("PRAGMA application_id")
         let fileVersion = Int(try db.integer("PRAGMA user_version"))
         if application == 0 && fileVersion == 0 {
@@ -97,7 +95,7 @@ enum OutboxSchema {
                 throw OutboxError.notAnOutbox(
                     url: url, reason: "it is another SQLite database (it has \(objects) tables and indexes of its own)")
             }
-            return
+            return 0
         }
         guard application == applicationID else {
             throw OutboxError.notAnOutbox(
@@ -106,5 +104,6 @@ enum OutboxSchema {
         if fileVersion > version {
             throw OutboxError.newerSchema(url: url, version: fileVersion, supported: version)
         }
+        return fileVersion
     }
 }

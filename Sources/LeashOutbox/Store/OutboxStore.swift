@@ -8,10 +8,10 @@ import Rx
 /// file is in WAL mode; an `insert` (and every change an app asks for) is committed with
 /// `synchronous=FULL`, so that once it returns it survives a kill and a power cut. The
 /// bookkeeping of sends is committed with `NORMAL` (see `write`).
-final class OutboxStore: @unchecked Sendable {
-    // @unchecked: the connection is only touched inside `database.withLock`.
+final class OutboxStore: Sendable {
 
     let url: URL
+    /// The connection, touched only inside `withLock`.
     private let database: LockedState<SQLiteDatabase?>
 
     /// Opens the store at `url`, creating it if there is no file; waits out another

@@ -6,19 +6,22 @@ import RxTesting
 /// Base of the outbox's virtual-time tests: a folder for the stores, a `TestScheduler` whose
 /// tick is a millisecond, and a `StubTransport` answering on it; with the leak check.
 class OutboxTestCase: LeakCheckedTestCase {
-    var folder: OutboxFolder!
+    var folder: TransferTestFolder!
     var scheduler: TestScheduler!
     var transport: StubTransport!
 
+    override func setUpWithError() throws {
+        try super.setUpWithError()
+        folder = try TransferTestFolder(removedAfter: self)
+    }
+
     override func setUp() {
-        super.setUp()
-        folder = OutboxFolder()
+        super.setUp()  // the leak check's baseline, before the scheduler and the transport
         scheduler = TestScheduler(initialClock: 0, resolution: 0.001)  // one tick = 1 ms
         transport = StubTransport(scheduler: scheduler)
     }
 
     override func tearDown() {
-        folder = nil
         // Released before the leak check: the scheduler holds the work still scheduled.
         scheduler = nil
         transport = nil

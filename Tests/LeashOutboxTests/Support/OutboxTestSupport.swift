@@ -1,6 +1,7 @@
 import Foundation
 import Leash
 import LeashOutbox
+import LeashTestSupport
 import LeashTesting
 import Rx
 import RxTesting
@@ -20,52 +21,24 @@ struct PostNote: Endpoint {
     var headers: [String: String]? { ["X-Client-Note": text] }
 }
 
-/// A folder of its own for each test's stores, removed afterwards.
-final class OutboxFolder {
-    let url: URL
-
-    init() {
-        url = FileManager.default.temporaryDirectory.appendingPathComponent("leash-outbox-\(UUID().uuidString)")
-        try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        try? FileManager.default.removeItem(at: url)
-    }
-
-    func store(_ name: String = "outbox.sqlite") -> URL { url.appendingPathComponent(name) }
+extension TransferTestFolder {
+    /// A store file in the test's folder.
+    func store(_ name: String = "outbox.sqlite") -> URL { file(name) }
 }
 
 /// Records an outbox's events with the virtual time each arrived at.
-final class EventRecorder: @unchecked Sendable {
-    // @unchecked: every access is behind `lock`.
-    private let lock = NSLock()
-    private var recorded: [(time: Int, event: OutboxEvent)] = []
+final class EventRecorder: Sendable {
+    private let recorded = SpecLocked<[(time: Int, event: OutboxEvent)]>([])
     private let disposable: Disposable
 
     init(_ outbox: Outbox, clock: @escaping @Sendable () -> Int = { 0 }) {
-        let box = Box()
-        disposable = outbox.rx.events.subscribe(onNext: { event in box.recorder?.append(clock(), event) })
-        box.recorder = self
+        let recorded = self.recorded
+        disposable = outbox.rx.events.subscribe(onNext: { event in recorded.withLock { $0.append((clock(), event)) } })
     }
 
     deinit { disposable.dispose() }
 
-    private final class Box: @unchecked Sendable {
-        weak var recorder: EventRecorder?
-    }
-
-    private func append(_ time: Int, _ event: OutboxEvent) {
-        lock.lock()
-        recorded.append((time, event))
-        lock.unlock()
-    }
-
-    var events: [(time: Int, event: OutboxEvent)] {
-        lock.lock()
-        defer { lock.unlock() }
-        return recorded
-    }
+    var events: [(time: Int, event: OutboxEvent)] { recorded.value }
 
     /// Each event as "time kind path", for timelines that read as a list.
     var timeline: [String] {
