@@ -18,6 +18,8 @@ public enum LoopbackServerError: Error, Sendable, Equatable, CustomStringConvert
     case addressUnavailable(errno: Int32)
     /// `pipe(2)`, used to wake the accept loop on `stop()`, failed.
     case wakePipeFailed(errno: Int32)
+    /// `connect(2)` to the server behind a `FaultProxy` failed (for example `ECONNREFUSED`).
+    case connectFailed(errno: Int32)
 
     /// The failing call, its `errno` and the system's message for it.
     public var description: String {
@@ -34,6 +36,8 @@ public enum LoopbackServerError: Error, Sendable, Equatable, CustomStringConvert
             return "getsockname() failed: \(Self.message(code))"
         case .wakePipeFailed(let code):
             return "pipe() failed: \(Self.message(code))"
+        case .connectFailed(let code):
+            return "connect() failed: \(Self.message(code))"
         }
     }
 

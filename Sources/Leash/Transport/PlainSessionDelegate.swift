@@ -68,6 +68,15 @@ final class PlainSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked S
         plainTask(for: dataTask)?.received(data)
     }
 
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
+        // URLSession would send the request again (see `URLSessionTransport.resendRefused`):
+        // the task fails first, so no answer to a copy can reach the execution.
+        plainTask(for: task)?.refusedResend()
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Swift.Error?) {
         plainTask(for: task, removing: true)?.completed(error, response: task.response)
     }
@@ -111,6 +120,9 @@ protocol PlainTaskEvents: AnyObject, Sendable {
     /// A challenge was answered with a credential: the request goes again, and what came
     /// so far is not the answer.
     func resending()
+    /// URLSession asked for the body again, to send the request a second time on its own:
+    /// the task fails with `URLSessionTransport.resendRefused` instead.
+    func refusedResend()
 }
 
 /// One plain request's task: its head and body as URLSession hands them over, its
@@ -190,6 +202,10 @@ where Observer.Element == TransportResponse {
         // task's own response is the head then.
         head = nil
         body = Data()
+    }
+
+    func refusedResend() {
+        if state.abort() { report(.failure(URLSessionTransport.resendRefused)) }
     }
 
     func collected(_ metrics: TransportMetrics) {

@@ -218,6 +218,14 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
         transfer(for: dataTask)?.received(data)
     }
 
+    func urlSession(
+        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+    ) {
+        // As `PlainSessionDelegate` does: URLSession would send the request again on its own.
+        transfer(for: task)?.refusedResend()
+        completionHandler(nil)
+    }
+
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Swift.Error?) {
         transfer(for: task, removing: true)?.completed(error, response: task.response)
     }
@@ -510,6 +518,12 @@ final class TransferTask: @unchecked Sendable {
         guard reportsProgress else { return false }
         if case .file = destination { return writes != nil }
         return true
+    }
+
+    /// URLSession asked for the body again, to send the request a second time on its own
+    /// (see `URLSessionTransport.resendRefused`): the transfer fails instead.
+    func refusedResend() {
+        fail(URLSessionTransport.resendRefused)
     }
 
     /// Keeping the body failed (the file could not be written): the task is cancelled and

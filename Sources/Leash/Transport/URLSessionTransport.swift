@@ -247,6 +247,22 @@ public final class URLSessionTransport: DirectTransport, @unchecked Sendable {
 
     /// Maps a URLSession error to a `LeashError`. (`package`: `StubTransport`, in
     /// `LeashTesting`, fails with the same errors as the network.)
+    /// How a task ends when URLSession asks for its body a second time. It does so to send
+    /// the request again on a new connection after the one it reused closed without an
+    /// answer, and FoundationNetworking then sends the request without its body: a `POST`
+    /// would reach the server twice, the second time empty, and the answer to the empty
+    /// copy would be the task's. A request the transport already wrote is never sent again
+    /// by the transport: the execution fails with this error (a lost connection, as on a
+    /// fresh connection), and only the pipeline's retry rules may send it again, whole.
+    static let resendRefused = LeashError.transport(
+        URLError(
+            .networkConnectionLost,
+            userInfo: [
+                NSLocalizedDescriptionKey:
+                    "The connection closed after the request was sent and before any answer; "
+                    + "the request was not sent again, since the server may have acted on it"
+            ]))
+
     package static func leashError(for error: Swift.Error) -> LeashError {
         if let urlError = error as? URLError {
             if urlError.code == .cancelled { return .cancelled }

@@ -32,14 +32,14 @@ final class WebSocketTestClient {
     /// Bytes received and not yet read as frames.
     private var buffer: [UInt8] = []
 
-    /// Connects to `server` and sends an opening handshake for `target`, with `headers`
-    /// added (or replacing the standard ones of the same name), then reads the answer's head
-    /// unless `readAnswer` is false.
+    /// Connects to `server` (or to `port`, a proxy in front of it) and sends an opening
+    /// handshake for `target`, with `headers` added (or replacing the standard ones of the
+    /// same name), then reads the answer's head unless `readAnswer` is false.
     init(
-        server: LoopbackServer, target: String = "/ws/echo", key: String = exampleKey,
+        server: LoopbackServer, port: Int? = nil, target: String = "/ws/echo", key: String = exampleKey,
         headers: [(String, String)] = [], readAnswer: Bool = true, receiveBufferSize: Int32? = nil
     ) throws {
-        raw = try RawClient(port: server.port, receiveBufferSize: receiveBufferSize)
+        raw = try RawClient(port: port ?? server.port, receiveBufferSize: receiveBufferSize)
         var fields = LoopbackHeaders([
             ("Host", "127.0.0.1:\(server.port)"), ("Upgrade", "websocket"), ("Connection", "Upgrade"),
             ("Sec-WebSocket-Key", key), ("Sec-WebSocket-Version", "13"),
