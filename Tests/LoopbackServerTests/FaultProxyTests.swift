@@ -131,10 +131,21 @@ final class FaultProxyTests: LoopbackTestCase {
 
     func testStall_keepsTheConnectionOpen_withNothingAfterNBytes() throws {
         let proxy = try proxy(.always(.stall(after: 30, .response)))
-        let result = try through(proxy, timeout: 1)
-        XCTAssertEqual(result.bytes, Array(try direct().prefix(30)))
-        XCTAssertEqual(result.ending, "timed out")
-        XCTAssertEqual(proxy.openCount, 1)
+        let client = try RawClient(port: proxy.port, timeout: 1)
+        try client.send(Self.request)
+        var received: [UInt8] = []
+        let readUntilEnd = {
+            while true {
+                let piece = try client.receiveAvailable()
+                if piece.isEmpty { return }
+                received += piece
+            }
+        }
+        XCTAssertThrowsError(try readUntilEnd(), "never closed") { error in
+            XCTAssertEqual(error as? RawClientError, .receiveFailed(errno: EAGAIN), "timed out")
+        }
+        XCTAssertEqual(received, Array(try direct().prefix(30)))
+        XCTAssertEqual(proxy.openCount, 1, "the server's close is stalled too")
     }
 
     func testCorrupt_flipsExactlyOneByte() throws {
@@ -166,6 +177,16 @@ final class FaultProxyTests: LoopbackTestCase {
         let result = try through(proxy, request)
         XCTAssertEqual(result.bytes, Array(whole.prefix(headLength + 150)))
         XCTAssertEqual(result.ending, "closed")
+    }
+
+    func testAPlannedFault_canHitTheSecondRequestOfAKeptAliveConnection() throws {
+        let proxy = try proxy(.only(.close(after: 0, .response), connection: 0, request: 1))
+        let client = try RawClient(port: proxy.port)
+        try client.send("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertEqual(try client.readResponse().status, 200)
+        try client.send("GET /json HTTP/1.1\r\nHost: x\r\n\r\n")
+        XCTAssertTrue(client.serverClosed())
+        XCTAssertEqual(proxy.sightings.map(\.fault), [.none, .close(after: 0, .response)])
     }
 
     func testAFaultNamedInARequest_appliesToThatRequestOnly_onAKeptAliveConnection() throws {
@@ -200,9 +221,9 @@ final class FaultProxyTests: LoopbackTestCase {
     }
 
     func testTheRandomPlan_isTheSameForTheSameSeed_andEveryFaultReadsBackFromItsText() {
-        let first = (0..<200).map { FaultPlan.random(seed: 42).fault(forConnection: $0) }
-        let again = (0..<200).map { FaultPlan.random(seed: 42).fault(forConnection: $0) }
-        let other = (0..<200).map { FaultPlan.random(seed: 43).fault(forConnection: $0) }
+        let first = (0..<200).map { FaultPlan.random(seed: 42).fault(connection: $0, request: 0) }
+        let again = (0..<200).map { FaultPlan.random(seed: 42).fault(connection: $0, request: 0) }
+        let other = (0..<200).map { FaultPlan.random(seed: 43).fault(connection: 0, request: $0) }
         XCTAssertEqual(first, again)
         XCTAssertNotEqual(first, other)
         XCTAssertEqual(Set(first.map(\.kind)), Set(Fault.Kind.allCases), "200 draws meet every kind")
@@ -210,7 +231,7 @@ final class FaultProxyTests: LoopbackTestCase {
         XCTAssertNil(Fault("reset=sideways:3"))
         XCTAssertNil(Fault("pace=0/1"))
         XCTAssertNil(Fault("close=response:-1"))
-        let sparse = (0..<1000).map { FaultPlan.random(seed: 7, probability: 0.1).fault(forConnection: $0) }
+        let sparse = (0..<1000).map { FaultPlan.random(seed: 7, probability: 0.1).fault(connection: $0 % 10, request: $0 / 10) }
         XCTAssertEqual(Double(sparse.filter { $0 != .none }.count) / 1000, 0.1, accuracy: 0.05)
     }
 

@@ -4,8 +4,8 @@
 ///
 /// Byte counts start at the request the fault applies to: `.request` counts what the client
 /// sends from that request's first byte, `.response` what the server sends back from the
-/// response's first byte. A fault the plan gives a connection applies to each request on it
-/// in turn; after a WebSocket upgrade the counts run on for the life of the connection.
+/// response's first byte. After a WebSocket upgrade the counts run on for the life of the
+/// connection.
 ///
 /// Every fault has a text form (`description`, and `init?(_:)` to read it back), used in
 /// the `X-Leash-Fault` header and in a soak's report:

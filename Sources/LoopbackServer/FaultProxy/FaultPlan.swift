@@ -1,40 +1,56 @@
-/// How a `FaultProxy` picks the fault of each connection it accepts, by the connection's
-/// number (0 for the first). A request can name its own fault instead, in the
-/// `X-Leash-Fault` header (see `FaultProxy.faultHeader`).
+/// How a `FaultProxy` picks its faults: one for each request, by the number of the
+/// connection it came on (0 for the first accepted) and its place on that connection (0 for
+/// the first). A request can name its own fault instead, in the `X-Leash-Fault` header (see
+/// `FaultProxy.faultHeader`).
+///
+/// The fault of a connection's first request is also the connection's: the kinds that act
+/// before any request (`refuse`, `blackhole`, `delayConnect`) act only there, and count as
+/// `none` for a later request.
 public struct FaultPlan: Sendable {
-    private let choose: @Sendable (_ connection: Int) -> Fault
+    private let choose: @Sendable (_ connection: Int, _ request: Int) -> Fault
 
-    /// A plan that asks `choose` for the fault of connection number `connection`.
-    public init(_ choose: @escaping @Sendable (_ connection: Int) -> Fault) {
+    /// A plan that asks `choose` for the fault of request number `request` on connection
+    /// number `connection`.
+    public init(_ choose: @escaping @Sendable (_ connection: Int, _ request: Int) -> Fault) {
         self.choose = choose
     }
 
-    /// The fault of connection number `connection` (0 for the first).
-    public func fault(forConnection connection: Int) -> Fault {
-        choose(connection)
+    /// The fault of request number `request` (from 0) on connection number `connection`.
+    public func fault(connection: Int, request: Int) -> Fault {
+        choose(connection, request)
     }
 
-    /// Every connection forwarded untouched (requests may still name a fault).
-    public static let none = FaultPlan { _ in .none }
+    /// Everything forwarded untouched (requests may still name a fault).
+    public static let none = FaultPlan { _, _ in .none }
 
-    /// Every connection gets `fault`.
+    /// Every request gets `fault`.
     public static func always(_ fault: Fault) -> FaultPlan {
-        FaultPlan { _ in fault }
+        FaultPlan { _, _ in fault }
     }
 
-    /// Connection `i` gets `faults[i]`; the ones after the last are forwarded untouched.
+    /// Every request on connection `i` gets `faults[i]`; connections after the last are
+    /// forwarded untouched.
     public static func sequence(_ faults: [Fault]) -> FaultPlan {
-        FaultPlan { connection in connection < faults.count ? faults[connection] : .none }
+        FaultPlan { connection, _ in connection < faults.count ? faults[connection] : .none }
     }
 
-    /// Each connection gets, with `probability`, a fault of one of `kinds` drawn from a
-    /// generator seeded by `seed` and the connection's number: the same seed gives the
-    /// same fault to the same connection number, run after run.
+    /// Request number `request` on connection number `connection` gets `fault`, and
+    /// nothing else gets any: for example the second request on a kept-alive connection.
+    public static func only(_ fault: Fault, connection: Int, request: Int) -> FaultPlan {
+        FaultPlan { thisConnection, thisRequest in
+            thisConnection == connection && thisRequest == request ? fault : .none
+        }
+    }
+
+    /// Each request gets, with `probability`, a fault of one of `kinds` drawn from a
+    /// generator seeded by `seed`, the connection's number and the request's place: the
+    /// same seed gives the same faults to the same requests, run after run.
     public static func random(
         seed: UInt64, probability: Double = 1, kinds: [Fault.Kind] = Fault.Kind.allCases
     ) -> FaultPlan {
-        FaultPlan { connection in
-            var generator = SplitMix64(seed: seed ^ (UInt64(connection) &* 0xD1B5_4A32_D192_ED03))
+        FaultPlan { connection, request in
+            let mixed = UInt64(connection) &* 0xD1B5_4A32_D192_ED03 &+ UInt64(request) &* 0x8CB9_2BA7_2F3D_8DD7
+            var generator = SplitMix64(seed: seed ^ mixed)
             guard generator.nextUnit() < probability else { return .none }
             return Fault.random(from: kinds, using: &generator)
         }

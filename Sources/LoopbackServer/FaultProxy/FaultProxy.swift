@@ -1,8 +1,9 @@
 import Foundation
 
 /// A TCP proxy on 127.0.0.1 that stands in front of a server (a `LoopbackServer` or any
-/// other on this machine) and misbehaves on purpose: each connection gets a `Fault` from
-/// the proxy's `FaultPlan`, and a request can name its own in the `X-Leash-Fault` header.
+/// other on this machine) and misbehaves on purpose: each connection and each request on it
+/// gets a `Fault` from the proxy's `FaultPlan`, and a request can name its own in the
+/// `X-Leash-Fault` header.
 ///
 /// ```swift
 /// let proxy = try FaultProxy(in: server, plan: .random(seed: 42, probability: 0.3))
@@ -54,7 +55,7 @@ public final class FaultProxy: Sendable {
     public struct ConnectionRecord: Sendable, Hashable {
         /// The connection's number, from 0 in the order of acceptance.
         public let number: Int
-        /// The fault the plan gave it.
+        /// The fault the plan gave it (and its first request).
         public let fault: Fault
         /// Bytes forwarded to the server.
         public let requestBytes: Int

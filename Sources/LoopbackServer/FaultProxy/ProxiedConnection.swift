@@ -30,7 +30,7 @@ final class ProxiedConnection {
     let number: Int
     let client: Int32
     let core: ProxyCore
-    /// The fault the plan gave the connection.
+    /// The fault the plan gave the connection (and its first request).
     let connectionFault: Fault
     private var upstream: Int32 = -1
     private var fault: Fault
@@ -182,7 +182,8 @@ final class ProxiedConnection {
         try forward(bytes, .response)
     }
 
-    /// A new request: its own fault (or the connection's), counts from zero, and a sighting.
+    /// A new request: its fault (named in it, else the plan's), counts from zero, and a
+    /// sighting.
     private func beginRequest(head: ArraySlice<UInt8>) {
         let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: true)
         let requestLine = lines.first.map { $0.split(separator: " ").map(String.init) } ?? []
@@ -195,7 +196,16 @@ final class ProxiedConnection {
             if name == FaultProxy.faultHeader.lowercased() { named = Fault(value) }
             if name == FaultProxy.tagHeader.lowercased() { tag = value }
         }
-        fault = named ?? connectionFault
+        if let named {
+            fault = named
+        } else if requestIndex == 0 {
+            fault = connectionFault
+        } else {
+            switch core.plannedFault(connection: number, request: requestIndex) {
+            case .refuse, .blackhole, .delayConnect: fault = .none
+            case let planned: fault = planned
+            }
+        }
         counts = [.request: 0, .response: 0]
         stalled = []
         responseHeadLength = nil

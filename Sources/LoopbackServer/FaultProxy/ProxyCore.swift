@@ -106,7 +106,7 @@ final class ProxyCore: Sendable {
             let number = state.nextNumber
             state.nextNumber += 1
             state.open[number] = [fd]
-            return (number, state.plan.fault(forConnection: number))
+            return (number, state.plan.fault(connection: number, request: 0))
         }
         guard let (number, fault) = accepted else {
             Socket.close(fd)
@@ -130,6 +130,11 @@ final class ProxyCore: Sendable {
             state.open[number, default: []].append(fd)
             return true
         }
+    }
+
+    /// The plan's fault for request number `request` on connection number `connection`.
+    func plannedFault(connection: Int, request: Int) -> Fault {
+        state.withLock { $0.plan }.fault(connection: connection, request: request)
     }
 
     /// Records a request head on its way to the server.
