@@ -7,6 +7,7 @@ import PackageDescription
 ///     swift run -c release --package-path Benchmarks rx-benchmarks
 ///     swift run -c release --package-path Benchmarks net-benchmarks
 ///     swift run -c release --package-path Benchmarks outbox-benchmarks
+///     swift run -c release --package-path Benchmarks soak --minutes 30
 let package = Package(
     name: "LeashBenchmarks",
     // The root package's minimums: a package may not declare lower ones than a dependency.
@@ -59,6 +60,17 @@ let package = Package(
                 "LoopbackServer", "MallocCounter", "BenchmarkSupport",
             ],
             path: "Sources/OutboxBenchmarks"
+        ),
+        // The soak: executions of every form through the fault-injecting proxy, for as long as
+        // asked, checking Leash's promises and the process's resources; see its main.swift.
+        .executableTarget(
+            name: "soak",
+            dependencies: [
+                .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                .product(name: "RxLeash", package: "Leash"), .product(name: "LeashInterceptors", package: "Leash"),
+                "LoopbackServer", "BenchmarkSupport",
+            ],
+            path: "Sources/Soak"
         ),
         // The client side of the Autobahn|Testsuite fuzzingserver's protocol (WebSocket
         // conformance): see its source for how to run it.

@@ -112,7 +112,8 @@ final class FaultProxyTests: LoopbackTestCase {
 
     func testResetAndClose_afterNBytesOfTheResponse_cutThereExactly() throws {
         let whole = try direct()
-        for (fault, ending) in [(Fault.reset(after: 50, .response), "reset"), (.close(after: 50, .response), "closed")] {
+        for (fault, ending) in [(Fault.reset(after: 50, .response), "reset"), (.close(after: 50, .response), "closed")]
+        {
             let proxy = try proxy(.always(fault))
             let result = try through(proxy)
             XCTAssertEqual(result.bytes, Array(whole.prefix(50)), "\(fault)")
@@ -168,15 +169,17 @@ final class FaultProxyTests: LoopbackTestCase {
         }
     }
 
-    func testTruncateBody_sendsTheHeadAndNBytesOfAChunkedBody() throws {
+    func testTruncateAndResetInBody_sendTheHeadAndNBytesOfAChunkedBody_thenCloseOrReset() throws {
         let request = "GET /bytes/1000?chunked=1&chunk=100 HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
         let whole = try direct(request)
         let headLength = try XCTUnwrap(Self.headLength(whole))
         XCTAssertTrue(String(decoding: whole.prefix(headLength), as: UTF8.self).contains("chunked"))
-        let proxy = try proxy(.always(.truncateBody(after: 150)))
-        let result = try through(proxy, request)
-        XCTAssertEqual(result.bytes, Array(whole.prefix(headLength + 150)))
-        XCTAssertEqual(result.ending, "closed")
+        for (fault, ending) in [(Fault.truncateBody(after: 150), "closed"), (.resetInBody(after: 150), "reset")] {
+            let proxy = try proxy(.always(fault))
+            let result = try through(proxy, request)
+            XCTAssertEqual(result.bytes, Array(whole.prefix(headLength + 150)), "\(fault)")
+            XCTAssertEqual(result.ending, ending, "\(fault)")
+        }
     }
 
     func testAPlannedFault_canHitTheSecondRequestOfAKeptAliveConnection() throws {
@@ -231,7 +234,9 @@ final class FaultProxyTests: LoopbackTestCase {
         XCTAssertNil(Fault("reset=sideways:3"))
         XCTAssertNil(Fault("pace=0/1"))
         XCTAssertNil(Fault("close=response:-1"))
-        let sparse = (0..<1000).map { FaultPlan.random(seed: 7, probability: 0.1).fault(connection: $0 % 10, request: $0 / 10) }
+        let sparse = (0..<1000).map {
+            FaultPlan.random(seed: 7, probability: 0.1).fault(connection: $0 % 10, request: $0 / 10)
+        }
         XCTAssertEqual(Double(sparse.filter { $0 != .none }.count) / 1000, 0.1, accuracy: 0.05)
     }
 

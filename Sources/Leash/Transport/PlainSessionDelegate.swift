@@ -69,7 +69,8 @@ final class PlainSessionDelegate: NSObject, URLSessionDataDelegate, @unchecked S
     }
 
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
     ) {
         // URLSession would send the request again (see `URLSessionTransport.resendRefused`):
         // the task fails first, so no answer to a copy can reach the execution.

@@ -219,7 +219,8 @@ final class TransferDelegate: NSObject, URLSessionDataDelegate, @unchecked Senda
     }
 
     func urlSession(
-        _ session: URLSession, task: URLSessionTask, needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
+        _ session: URLSession, task: URLSessionTask,
+        needNewBodyStream completionHandler: @escaping (InputStream?) -> Void
     ) {
         // As `PlainSessionDelegate` does: URLSession would send the request again on its own.
         transfer(for: task)?.refusedResend()

@@ -26,6 +26,7 @@
 /// | `.slowHead(pauseMilliseconds: 2)` | `slow-head=2` |
 /// | `.closeInHead(after: 20)` | `close-in-head=20` |
 /// | `.truncateBody(after: 100)` | `truncate-body=100` |
+/// | `.resetInBody(after: 100)` | `reset-in-body=100` |
 public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// Which way bytes go through the proxy.
     public enum Direction: String, Sendable, Hashable, CaseIterable {
@@ -68,11 +69,14 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// The response's head and `after` bytes of its body go out, then the connection is
     /// closed cleanly: a body cut short, whatever its framing (a chunked one loses its end).
     case truncateBody(after: Int)
+    /// The response's head and `after` bytes of its body go out, then the connection is
+    /// reset (RST): a body cut short by a failure rather than by a close.
+    case resetInBody(after: Int)
 
     /// The kinds of faults, for drawing one at random (see `random(from:using:)`).
     public enum Kind: String, Sendable, Hashable, CaseIterable {
         case none, refuse, blackhole, delayConnect, delayFirstByte, pace, bandwidth, reset, close, stall
-        case corrupt, slowHead, closeInHead, truncateBody
+        case corrupt, slowHead, closeInHead, truncateBody, resetInBody
     }
 
     /// This fault's kind.
@@ -92,6 +96,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .slowHead: .slowHead
         case .closeInHead: .closeInHead
         case .truncateBody: .truncateBody
+        case .resetInBody: .resetInBody
         }
     }
 
@@ -129,6 +134,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .slowHead: return .slowHead(pauseMilliseconds: number(0...2))
         case .closeInHead: return .closeInHead(after: number(0...200))
         case .truncateBody: return .truncateBody(after: number(0...4096))
+        case .resetInBody: return .resetInBody(after: number(0...4096))
         }
     }
 
@@ -149,6 +155,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case .slowHead(let pause): "slow-head=\(pause)"
         case .closeInHead(let after): "close-in-head=\(after)"
         case .truncateBody(let after): "truncate-body=\(after)"
+        case .resetInBody(let after): "reset-in-body=\(after)"
         }
     }
 
@@ -189,6 +196,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
         case ("slow-head", let value?): parsed = count(value).map { .slowHead(pauseMilliseconds: $0) }
         case ("close-in-head", let value?): parsed = count(value).map { .closeInHead(after: $0) }
         case ("truncate-body", let value?): parsed = count(value).map { .truncateBody(after: $0) }
+        case ("reset-in-body", let value?): parsed = count(value).map { .resetInBody(after: $0) }
         default: parsed = nil
         }
         guard let parsed else { return nil }

@@ -43,7 +43,7 @@ public final class FaultProxy: Sendable {
         case serverReset
         /// The fault closed it cleanly (`close`, `closeInHead`, `truncateBody`).
         case faultClosed
-        /// The fault reset it (`refuse`, `reset`).
+        /// The fault reset it (`refuse`, `reset`, `resetInBody`).
         case faultReset
         /// The server could not be reached.
         case serverUnreachable

@@ -260,10 +260,12 @@ final class ProxiedConnection {
                 try closeCleanly()
                 throw .ended(.faultClosed, reset: false)
             }
-        case .truncateBody(let after) where direction == .response:
+        case .truncateBody(let after) where direction == .response,
+            .resetInBody(let after) where direction == .response:
             let headLength = responseHeadLength ?? headEndHere.map { before + $0 }
             if let headLength, before + bytes.count > headLength + after {
                 try write(Array(bytes.prefix(headLength + after - before)), direction)
+                if case .resetInBody = fault { throw .ended(.faultReset, reset: true) }
                 try closeCleanly()
                 throw .ended(.faultClosed, reset: false)
             }

@@ -100,8 +100,10 @@ final class FaultProxyLoopbackTests: LoopbackIntegrationCase {
             let endpoint = SpecEndpoint("/bytes/2000?chunked=1&chunk=500")
             let events = client.eventStream(endpoint, serializer: DataResponseSerializer())
             let ends = SpecLocked(0)
-            let outcome = events.do(onError: { _ in ends.withLock { $0 += 1 } }, onCompleted: { ends.withLock { $0 += 1 } })
-                .toBlocking(timeout: 20).materialize()
+            let outcome = events.do(
+                onError: { _ in ends.withLock { $0 += 1 } }, onCompleted: { ends.withLock { $0 += 1 } }
+            )
+            .toBlocking(timeout: 20).materialize()
             XCTAssertEqual(ends.withLock { $0 }, 1, "\(fault)")
             switch outcome {
             case .completed(let elements):

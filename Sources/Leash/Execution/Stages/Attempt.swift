@@ -418,6 +418,12 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
 
     // MARK: Streams
 
+    /// Whether this attempt's stream was opened: its body began to reach the subscriber,
+    /// so running the execution again would deliver it a second time from its start.
+    var hasOpenedStream: Bool {
+        state.withLock { $0.stream.hasOpened }
+    }
+
     /// A stream's head arrived: the success interceptors and validation judge it (with an
     /// empty body) while its first chunks wait; accepted, its chunks flow (`openStream`),
     /// else the outcome ends the attempt and the connection is closed.

@@ -179,18 +179,25 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
     /// The one retry loop: attempt `number` asked to run the execution again (an
     /// interceptor's `retry()`, an operator's `context.retry()`). The attempt stops; past
     /// the manager's `maximumRetryCount` the execution fails with
-    /// `LeashError.retryLimitExceeded`; otherwise the next attempt starts from the gates.
+    /// `LeashError.retryLimitExceeded`; a stream whose body began to reach the subscriber
+    /// fails with the error that asked for the retry (a new attempt would deliver the body
+    /// again from its start: lines twice, an event glued to a half line); otherwise the
+    /// next attempt starts from the gates.
     func retry(_ signal: RetrySignal, from number: Int) {
-        let (isCurrent, stopped) = state.withLock { state -> (Bool, Disposable?) in
-            guard !state.isOver, state.attemptNumber == number else { return (false, nil) }
+        let (isCurrent, stopped, attempt) = state.withLock { state -> (Bool, Disposable?, Attempt?) in
+            guard !state.isOver, state.attemptNumber == number else { return (false, nil, nil) }
             defer {
                 state.running = nil
                 state.attempt = nil
             }
-            return (true, state.running)
+            return (true, state.running, state.attempt)
         }
         guard isCurrent else { return }
         stopped?.dispose()
+        if attempt?.hasOpenedStream == true {
+            return finish(
+                signal.lastError ?? LeashError.invalidResponse(reason: "the stream was asked to start over mid-body"))
+        }
         guard number <= manager.maximumRetryCount else {
             return finish(LeashError.retryLimitExceeded(attempts: number, lastError: signal.lastError))
         }

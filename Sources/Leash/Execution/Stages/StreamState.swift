@@ -48,6 +48,9 @@ struct StreamState {
     /// The accepted head's details.
     private var details: ResponseExtra?
 
+    /// Whether the head was accepted: from then on the body goes to the subscriber.
+    var hasOpened: Bool { details != nil }
+
     init(phase: Phase = .none) {
         self.phase = phase
     }

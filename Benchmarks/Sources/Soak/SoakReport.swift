@@ -1,0 +1,93 @@
+import Foundation
+
+/// The soak's report: per form, the counts and whether each invariant held; then the
+/// process's resources, memory, token refreshes and the known crash.
+struct SoakReport {
+    let options: SoakOptions
+    let findings: Soak.Findings
+    let probes: [KnownCrashProbe.Result]
+
+    /// The memory growth allowed from the warmed-up level to the peak.
+    static let residentGrowthLimit = 10 * 1024 * 1024
+
+    var residentGrowth: Int { findings.residentPeak - findings.residentAfterWarmUp }
+
+    var held: Bool {
+        findings.counts.values.allSatisfy(\.held) && findings.end.isBack(to: findings.start)
+            && residentGrowth < Self.residentGrowthLimit && findings.tokens.redundant == 0
+    }
+
+    var text: String {
+        var lines: [String] = []
+        let total = findings.counts.values.reduce(0) { $0 + $1.started }
+        lines.append(
+            String(
+                format: "%d executions in %.0f s (%.0f/s), %d through a fault, %d cancelAll()s", total,
+                findings.seconds,
+                Double(total) / max(findings.seconds, 1), findings.counts.values.reduce(0) { $0 + $1.faulted },
+                findings.cancelAlls))
+        lines.append("")
+        lines.append(
+            pad("form", 10) + pad("started", 9) + pad("ended", 8) + pad("twice", 6) + pad("untyped", 8)
+                + pad("afterDisp", 10) + pad("sentLate", 9) + pad("hung", 5) + pad("values", 8) + pad("verified", 9)
+                + pad("mismatch", 9) + pad("failed", 7) + pad("disposed", 9) + "ok")
+        for form in Form.allCases {
+            let counts = findings.counts[form] ?? FormCounts()
+            lines.append(
+                pad(form.rawValue, 10) + pad(counts.started, 9) + pad(counts.ended, 8) + pad(counts.endedTwice, 6)
+                    + pad(counts.untyped, 8) + pad(counts.eventsAfterDispose, 10) + pad(counts.sentAfterEnd, 9)
+                    + pad(counts.neverEnded, 5) + pad(counts.values, 8) + pad(counts.verified, 9)
+                    + pad(counts.mismatched, 9) + pad(counts.failures, 7) + pad(counts.disposed, 9)
+                    + (counts.held ? "yes" : "NO"))
+        }
+        lines.append("")
+        lines.append("failures by kind:")
+        var kinds: [String: Int] = [:]
+        for counts in findings.counts.values { kinds.merge(counts.failureKinds, uniquingKeysWith: +) }
+        for (kind, count) in kinds.sorted(by: { $0.value > $1.value }) { lines.append("  \(kind): \(count)") }
+        let examples = Form.allCases.flatMap { form in
+            (findings.counts[form]?.examples ?? []).map { "  \(form): \($0)" }
+        }
+        if !examples.isEmpty {
+            lines.append("problems (first few per form):")
+            lines.append(contentsOf: examples)
+        }
+        lines.append("")
+        lines.append("resources at the start: \(findings.start)")
+        lines.append(
+            "resources at the end:   \(findings.end)  \(findings.end.isBack(to: findings.start) ? "back" : "NOT BACK")")
+        lines.append(
+            "resident memory: peak \(mb(findings.residentAfterWarmUp)) during warm-up, \(mb(findings.residentPeak)) after, "
+                + "last \(mb(findings.residentLast)); growth \(mb(residentGrowth)) "
+                + (residentGrowth < Self.residentGrowthLimit ? "(under 10 MB)" : "(OVER 10 MB)"))
+        let tokens = findings.tokens
+        lines.append(
+            "token: \(tokens.expiries) expiries, \(tokens.refreshes) refreshes, \(tokens.redundant) while the token was "
+                + "still good " + (tokens.redundant == 0 ? "(at most one per expiry)" : "(MORE THAN ONE PER EXPIRY)"))
+        lines.append("")
+        lines.append(
+            "known crash, not counted above (Linux: FoundationNetworking, a clean close inside a response's head):")
+        for probe in probes {
+            let how =
+                probe.signal.map { "the process was killed by signal \($0)" }
+                ?? "the process survived (exit \(probe.exitStatus ?? -1))"
+            let fatal = probe.output.split(separator: "\n").first { $0.contains("Fatal error") }.map { ": \($0)" } ?? ""
+            lines.append("  cut after \(probe.cut) bytes of the head: \(how)\(fatal)")
+        }
+        lines.append("")
+        lines.append(
+            held
+                ? "every invariant held (seed \(options.seed))" : "INVARIANTS BROKEN: rerun with --seed \(options.seed)"
+        )
+        return lines.joined(separator: "\n")
+    }
+
+    private func pad(_ value: CustomStringConvertible, _ width: Int) -> String {
+        let text = value.description
+        return text.count >= width ? text + " " : text + String(repeating: " ", count: width - text.count)
+    }
+
+    private func mb(_ bytes: Int) -> String {
+        String(format: "%.1f MB", Double(bytes) / 1_048_576)
+    }
+}
