@@ -35,6 +35,19 @@ struct ResourceSnapshot: CustomStringConvertible {
         "Rx resources \(rxResources), descriptors \(descriptors), threads \(threads), temporary files \(temporaryFiles)"
     }
 
+    /// What the open descriptors are (sockets, pipes, files…), by kind: what to look at
+    /// when they did not come back.
+    static func descriptorKinds() -> [String: Int] {
+        let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+        var kinds: [String: Int] = [:]
+        for entry in entries {
+            let target = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/\(entry)")) ?? "?"
+            let kind = target.hasPrefix("/") ? "file \(target)" : String(target.prefix { $0 != ":" })
+            kinds[kind, default: 0] += 1
+        }
+        return kinds
+    }
+
     private static func count(in path: String) -> Int {
         (try? FileManager.default.contentsOfDirectory(atPath: path).count) ?? 0
     }

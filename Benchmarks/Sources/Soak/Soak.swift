@@ -34,6 +34,10 @@ final class Soak: @unchecked Sendable {
         var tokens: (expiries: Int, refreshes: Int, redundant: Int)
         var cancelAlls: Int
         var executions: Int
+        /// What was still open when the resources did not come back.
+        var leftOpen: String?
+        /// The highest resident memory of each minute.
+        var residentByMinute: [Int]
         var seconds: Double
     }
 
@@ -79,6 +83,13 @@ final class Soak: @unchecked Sendable {
         world.stopClient()
         waitUntilQuiet()
         let end = waitForResources(toReturnTo: start)
+        var leftOpen: String?
+        if !end.isBack(to: start) {
+            let kinds = ResourceSnapshot.descriptorKinds().sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }
+            leftOpen =
+                "connections open at the proxy \(world.proxy.openConnections), at the server "
+                + "\(world.server.counters.openConnectionCount); descriptors: \(kinds.joined(separator: ", "))"
+        }
         let samples = sampleLock.withLock { self.samples }
         // Warm-up is the first fifth of the run, at least 30 s (at most half of it): the
         // working set and the allocator's arenas grow to their size there. Growth is the
@@ -89,7 +100,9 @@ final class Soak: @unchecked Sendable {
             counts: ledger.snapshot(), start: start, end: end,
             residentAfterWarmUp: warmUpPeak, residentPeak: samples.dropFirst(warmUpSamples).max() ?? warmUpPeak,
             residentLast: samples.last ?? 0, tokens: world.tokens.counts, cancelAlls: cancelAlls,
-            executions: numbers.peek(), seconds: seconds)
+            executions: numbers.peek(), leftOpen: leftOpen,
+            residentByMinute: stride(from: 0, to: samples.count, by: 60).map { samples[$0..<min($0 + 60, samples.count)].max() ?? 0 },
+            seconds: seconds)
     }
 
     /// Replays the executions `options.only` names, alone and in turn, and describes each.

@@ -56,10 +56,12 @@ struct SoakReport {
         lines.append("resources at the start: \(findings.start)")
         lines.append(
             "resources at the end:   \(findings.end)  \(findings.end.isBack(to: findings.start) ? "back" : "NOT BACK")")
+        if let leftOpen = findings.leftOpen { lines.append("  still open: \(leftOpen)") }
         lines.append(
             "resident memory: peak \(mb(findings.residentAfterWarmUp)) during warm-up, \(mb(findings.residentPeak)) after, "
                 + "last \(mb(findings.residentLast)); growth \(mb(residentGrowth)) "
                 + (residentGrowth < Self.residentGrowthLimit ? "(under 10 MB)" : "(OVER 10 MB)"))
+        lines.append("  peak of each minute: " + findings.residentByMinute.map(mb).joined(separator: ", "))
         let tokens = findings.tokens
         lines.append(
             "token: \(tokens.expiries) expiries, \(tokens.refreshes) refreshes, \(tokens.redundant) while the token was "

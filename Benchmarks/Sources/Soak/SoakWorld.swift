@@ -33,7 +33,7 @@ final class SoakWorld: @unchecked Sendable {
                 .json(Data(#"{"token":"\#(tokens.issue())"}"#.utf8))
             })
         server.start()
-        proxy = try FaultProxy(in: server) { [ledger] sighting in
+        proxy = try FaultProxy(in: server, logCapacity: 0) { [ledger] sighting in
             // The tag is "execution/attempt" (see `makeClient`).
             guard let tag = sighting.tag?.split(separator: "/"), tag.count == 2, let execution = Int(tag[0]),
                 let attempt = Int(tag[1])
@@ -68,7 +68,10 @@ final class SoakWorld: @unchecked Sendable {
         let store = tokens.store
         // The refresh goes straight to the server: one refresh per expiry is then a rule
         // the soak can check (a fault there would make refreshes fail, not repeat).
-        let tokenClient = Client(manager: try Manager.Builder().url(server.baseURL).timeout(5).build())
+        // Transports of their own, not the process's shared one: letting go of the client
+        // then closes their connections, and the process's descriptors come back.
+        let tokenClient = Client(
+            manager: try Manager.Builder().url(server.baseURL).transport(URLSessionTransport()).timeout(5).build())
         let refresher = TokenRefresher(authenticator: store, maximumRefreshes: 100_000) {
             tokenClient.rx.single(TokenEndpoint(), type: IssuedToken.self)
                 .do(onSuccess: { store.token = $0.token }).asCompletable()
@@ -76,7 +79,7 @@ final class SoakWorld: @unchecked Sendable {
         var retry = RetryPolicy(maximumAttempts: 3, baseDelay: 0.05, maximumDelay: 0.2)
         retry.retryableURLErrorCodes.insert(.timedOut)
         let attempts = AtomicCounter()
-        let manager = try Manager.Builder().url(proxy.baseURL).timeout(2)
+        let manager = try Manager.Builder().url(proxy.baseURL).transport(URLSessionTransport()).timeout(2)
             .authenticator(store)
             .add(interceptor: RetryInterceptor(policy: retry))
             .adapt { request, _ in

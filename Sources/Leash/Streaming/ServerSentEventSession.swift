@@ -39,6 +39,13 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
     private let state: LockedState<State>
     /// The connection in progress, or the wait before the next.
     private let connection = SerialDisposable()
+    /// Held while a connection is opened and while `dispose()` marks the session over, so
+    /// that a dispose from another thread either comes before the opening (which then
+    /// opens nothing) or after the connection is in place (and disposes it): never
+    /// between, where the connection would start after the session ended and send its
+    /// request (found by the soak). Recursive: a connection that ends at once calls back
+    /// on the opening thread, whose subscriber may dispose.
+    private let opening = NSRecursiveLock()
 
     /// Listed under its own identity: it has no stages of its own (each connection is an
     /// execution with its own).
@@ -53,11 +60,13 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
     }
 
     func dispose() {
+        opening.lock()
         let wasWaiting = state.withLock { state -> Bool in
             state.isDisposed = true
             defer { state.isWaiting = false }
             return state.isWaiting
         }
+        opening.unlock()
         if wasWaiting { client.manager.executions.remove(self) }
         connection.dispose()
     }
@@ -80,6 +89,8 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
 
     /// Opens the next connection.
     func connect() {
+        opening.lock()
+        defer { opening.unlock() }
         let (id, isOver) = state.withLock { ($0.lastEventID, $0.isDisposed) }
         if isOver { return }
         let parser = ConnectionParser(

@@ -20,7 +20,8 @@ import Foundation
 /// serves; a request that follows another on a kept-alive connection starts a new count.
 ///
 /// The proxy's record of what it did (`connections`, `sightings`) keeps the latest
-/// `logCapacity` entries; `onRequest` sees every request as it passes.
+/// `logCapacity` entries (10,000 unless told otherwise); `onRequest` sees every request as
+/// it passes.
 public final class FaultProxy: Sendable {
     /// The request header that names the fault for that request and its response, in the
     /// fault's text form (see `Fault`). It is forwarded to the server like any header.
@@ -28,8 +29,9 @@ public final class FaultProxy: Sendable {
     /// A request header whose value the proxy keeps with each request it sees
     /// (`RequestSighting.tag`), so a test can tell its requests apart.
     public static let tagHeader = "X-Leash-Tag"
-    /// How many connection records and request sightings are kept (the latest).
-    public static let logCapacity = 10_000
+    /// How many connection records and request sightings are kept (the latest), unless
+    /// `init` is told otherwise.
+    public static let defaultLogCapacity = 10_000
 
     /// How a proxied connection ended.
     public enum Ending: String, Sendable, Hashable {
@@ -96,13 +98,16 @@ public final class FaultProxy: Sendable {
     ///   - upstreamPort: the port of the server behind the proxy.
     ///   - upstreamHost: its IPv4 address (127.0.0.1 unless told otherwise).
     ///   - plan: the fault of each connection; `.none` forwards everything untouched.
+    ///   - logCapacity: how many connection records and sightings are kept (0: none, for a
+    ///     long run that watches `onRequest` instead).
     ///   - onRequest: called on the connection's thread with every request head seen.
     public init(
         upstreamPort: Int, upstreamHost: String = "127.0.0.1", plan: FaultPlan = .none,
-        onRequest: (@Sendable (RequestSighting) -> Void)? = nil
+        logCapacity: Int = FaultProxy.defaultLogCapacity, onRequest: (@Sendable (RequestSighting) -> Void)? = nil
     ) throws(LoopbackServerError) {
         core = try ProxyCore(
-            upstream: (upstreamHost, UInt16(clamping: upstreamPort)), plan: plan, onRequest: onRequest)
+            upstream: (upstreamHost, UInt16(clamping: upstreamPort)), plan: plan, logCapacity: max(0, logCapacity),
+            onRequest: onRequest)
         port = Int(core.port)
         baseURL = URL(string: "http://127.0.0.1:\(core.port)")!  // Two fixed parts and a number: always valid.
         core.start()
@@ -110,9 +115,10 @@ public final class FaultProxy: Sendable {
 
     /// A proxy in front of `server`.
     public convenience init(
-        in server: LoopbackServer, plan: FaultPlan = .none, onRequest: (@Sendable (RequestSighting) -> Void)? = nil
+        in server: LoopbackServer, plan: FaultPlan = .none, logCapacity: Int = FaultProxy.defaultLogCapacity,
+        onRequest: (@Sendable (RequestSighting) -> Void)? = nil
     ) throws(LoopbackServerError) {
-        try self.init(upstreamPort: server.port, plan: plan, onRequest: onRequest)
+        try self.init(upstreamPort: server.port, plan: plan, logCapacity: logCapacity, onRequest: onRequest)
     }
 
     deinit {
@@ -147,6 +153,11 @@ public final class FaultProxy: Sendable {
     /// How many connections are open now.
     public var openCount: Int {
         core.state.withLock { $0.open.count }
+    }
+
+    /// The numbers of the connections open now, in order.
+    public var openConnections: [Int] {
+        core.state.withLock { $0.open.keys.sorted() }
     }
 
     /// Waits until `isSatisfied` holds for the connections that ended so far (oldest

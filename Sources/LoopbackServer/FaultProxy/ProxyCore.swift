@@ -26,11 +26,14 @@ final class ProxyCore: Sendable {
     let upstream: (host: String, port: UInt16)
     let onRequest: (@Sendable (FaultProxy.RequestSighting) -> Void)?
     let state: ServerLock<ProxyState>
+    /// How many records and sightings are kept.
+    let logCapacity: Int
 
     init(
-        upstream: (host: String, port: UInt16), plan: FaultPlan,
+        upstream: (host: String, port: UInt16), plan: FaultPlan, logCapacity: Int,
         onRequest: (@Sendable (FaultProxy.RequestSighting) -> Void)?
     ) throws(LoopbackServerError) {
+        self.logCapacity = logCapacity
         let (listener, port) = try Socket.makeListener(port: 0)
         do throws(LoopbackServerError) {
             (wakeRead, wakeWrite) = try Socket.makeWakePipe()
@@ -140,8 +143,9 @@ final class ProxyCore: Sendable {
     /// Records a request head on its way to the server.
     func saw(_ sighting: FaultProxy.RequestSighting) {
         state.update { state in
+            guard logCapacity > 0 else { return }
             state.sightings.append(sighting)
-            Self.trim(&state.sightings)
+            Self.trim(&state.sightings, to: logCapacity)
         }
         onRequest?(sighting)
     }
@@ -153,12 +157,14 @@ final class ProxyCore: Sendable {
             for fd in state.open.removeValue(forKey: record.number) ?? [] {
                 if reset { Socket.resetAndClose(fd) } else { Socket.close(fd) }
             }
+            guard logCapacity > 0 else { return }
             state.records.append(record)
-            Self.trim(&state.records)
+            Self.trim(&state.records, to: logCapacity)
         }
     }
 
-    private static func trim<Element>(_ log: inout [Element]) {
-        if log.count >= 2 * FaultProxy.logCapacity { log.removeFirst(log.count - FaultProxy.logCapacity) }
+    /// Keeps the latest `capacity` entries, trimming in batches.
+    private static func trim<Element>(_ log: inout [Element], to capacity: Int) {
+        if log.count >= 2 * capacity { log.removeFirst(log.count - capacity) }
     }
 }
