@@ -110,9 +110,12 @@ extension LoopbackServer {
         }
     }
 
+    /// How many WebSocket connections' logs are kept (the latest).
+    public static let webSocketLogCapacity = 1000
+
     /// The logs of the WebSocket connections, oldest first: one per request answered with
-    /// `101 Switching Protocols`, kept until the server is released (`resetCounters()`
-    /// leaves them).
+    /// `101 Switching Protocols`, the latest `webSocketLogCapacity` (at least) kept until the
+    /// server is released (`resetCounters()` leaves them).
     public var webSocketLogs: [WebSocketLog] {
         core.state.withLock { $0.webSocketLogs }
     }
@@ -145,6 +148,11 @@ extension ServerCore {
     func webSocketOpened(_ log: LoopbackServer.WebSocketLog) {
         state.update { state in
             state.webSocketLogs.append(log)
+            // The latest ones are kept, as requests' are: a long run (the soak) must not
+            // grow without bound.
+            if state.webSocketLogs.count >= 2 * LoopbackServer.webSocketLogCapacity {
+                state.webSocketLogs.removeFirst(state.webSocketLogs.count - LoopbackServer.webSocketLogCapacity)
+            }
             state.webSocketGeneration += 1
         }
     }

@@ -135,7 +135,9 @@ struct FormRunner {
                 }
             })
         return subscribe(events, plan, tracker, cleanUp: { socket.withLock { $0 = nil } }) { events in
-            // Ended by the server or the reconnect policy without an echo: nothing to check.
+            // Each connection sends the message once and closes after its echo, which the
+            // policy never reconnects after: at most one echo, and nothing after it but its
+            // close. (Ended by the server or the policy without an echo: nothing to check.)
             let echoes = events.compactMap { event -> String? in
                 if case .message(.text(let text)) = event { return text }
                 return nil

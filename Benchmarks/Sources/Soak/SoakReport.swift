@@ -12,9 +12,17 @@ struct SoakReport {
 
     var residentGrowth: Int { findings.residentPeak - findings.residentAfterWarmUp }
 
+    /// The shortest run whose memory is judged: in a shorter one, the working set and the
+    /// allocator's arenas are still growing to their size after the warm-up.
+    static let minutesToJudgeMemory = 5.0
+
+    var judgesMemory: Bool { options.minutes >= Self.minutesToJudgeMemory }
+
+    var memoryHeld: Bool { !judgesMemory || residentGrowth < Self.residentGrowthLimit }
+
     var held: Bool {
-        findings.counts.values.allSatisfy(\.held) && findings.end.isBack(to: findings.start)
-            && residentGrowth < Self.residentGrowthLimit && findings.tokens.redundant == 0
+        findings.counts.values.allSatisfy(\.held) && findings.end.isBack(to: findings.start) && memoryHeld
+            && findings.tokens.redundant == 0
     }
 
     var text: String {
@@ -60,7 +68,9 @@ struct SoakReport {
         lines.append(
             "resident memory: peak \(mb(findings.residentAfterWarmUp)) during warm-up, \(mb(findings.residentPeak)) after, "
                 + "last \(mb(findings.residentLast)); growth \(mb(residentGrowth)) "
-                + (residentGrowth < Self.residentGrowthLimit ? "(under 10 MB)" : "(OVER 10 MB)"))
+                + (!judgesMemory
+                    ? "(not judged: a run under \(Int(Self.minutesToJudgeMemory)) minutes is too short)"
+                    : memoryHeld ? "(under 10 MB)" : "(OVER 10 MB)"))
         lines.append("  peak of each minute: " + findings.residentByMinute.map(mb).joined(separator: ", "))
         let tokens = findings.tokens
         lines.append(

@@ -186,6 +186,28 @@ final class WebSocketLoopbackTests: LoopbackIntegrationCase {
         guard case .timeout? = close?.failure else { return XCTFail("\(String(describing: close))") }
     }
 
+    /// Found by the soak: a chat that said goodbye was reconnected when its closing
+    /// handshake was cut (a 1006, which the policy reconnects after by default).
+    func testAClosingHandshakeCutShort_isNotReconnected_whenTheAppAskedForTheClose() throws {
+        var reconnect = WebSocketReconnectPolicy()
+        reconnect.initialDelay = 0.01
+        reconnect.jitter = 0
+        reconnect.maximumAttempts = 3
+        let events = try events(
+            try makeClient(), Echo(["ignoreClose": "1"]),
+            options: options {
+                $0.closeTimeout = 0.3
+                $0.reconnect = reconnect
+            }
+        ) {
+            $0.close()
+        }
+
+        XCTAssertEqual(close(of: events)?.code, .abnormalClosure)
+        XCTAssertEqual(events.filter { if case .opened = $0 { return true } else { return false } }.count, 1)
+        XCTAssertEqual(server.webSocketLogs.count, 1, "one handshake: no reconnection")
+    }
+
     func testADeadPeer_isDetectedByThePongTimeout() throws {
         let events = try events(
             try makeClient(), Echo(["ignorePings": "1"]),

@@ -10,7 +10,8 @@ import Foundation
 /// By default it reconnects after the connection was lost (1006: cut, or a dead peer), after
 /// the server went away (1001) and after a server error or overload (1011–1013); not after
 /// a normal close (1000), a policy violation (1008) or the other protocol codes, nor after
-/// a handshake the server refused (a status other than 101). A reconnect that cannot reach
+/// a handshake the server refused (a status other than 101), nor after a close the app asked
+/// for (`WebSocket.close`), even one whose closing handshake was cut short (a 1006). A reconnect that cannot reach
 /// the server (a transport error or a timeout) backs off and tries again.
 public struct WebSocketReconnectPolicy: Sendable {
     /// Seconds before the first reconnect. Default 1.

@@ -9,8 +9,8 @@ protocol WebSocketConnectionListener: AnyObject, Sendable {
     func received(_ message: WebSocketMessage)
     /// A keepalive ping was answered after `roundTrip` seconds.
     func ponged(roundTrip: TimeInterval)
-    /// The connection is over; nothing follows.
-    func closed(_ close: WebSocketClose)
+    /// The connection is over; nothing follows. `requested`: the app asked for the close.
+    func closed(_ close: WebSocketClose, requested: Bool)
 }
 
 /// One open WebSocket connection: RFC 6455 over a byte stream, after the handshake.
@@ -41,6 +41,9 @@ final class WebSocketConnection: @unchecked Sendable {
         var isWriting = false
         /// A close frame was queued: no more messages are accepted.
         var closeSent = false
+        /// The app asked for the close (`WebSocket.close`): however the connection then
+        /// ends, it is not reconnected.
+        var closeRequested = false
         /// The server's close frame, once it arrived (its code, if it had one).
         var closeReceived: (code: WebSocketCloseCode?, reason: String)?
         /// What went wrong on this side, to report with the close.
@@ -411,6 +414,7 @@ final class WebSocketConnection: @unchecked Sendable {
     /// Closes with `code` and `reason` (see `WebSocket.close(code:reason:)`), after what is
     /// queued.
     func close(code: WebSocketCloseCode, reason: String) {
+        state.withLock { $0.closeRequested = true }
         let code = code.isValidOnTheWire ? code : .normalClosure
         startClosing(code: code, reason: reason, failure: nil, flushingQueue: true)
     }
@@ -498,7 +502,7 @@ final class WebSocketConnection: @unchecked Sendable {
         } else {
             close = WebSocketClose(code: .abnormalClosure, wasClean: false, failure: snapshot.failure)
         }
-        listener.closed(close)
+        listener.closed(close, requested: snapshot.closeRequested)
     }
 }
 
@@ -506,5 +510,5 @@ final class WebSocketConnection: @unchecked Sendable {
 private final class NoListener: WebSocketConnectionListener {
     func received(_ message: WebSocketMessage) {}
     func ponged(roundTrip: TimeInterval) {}
-    func closed(_ close: WebSocketClose) {}
+    func closed(_ close: WebSocketClose, requested: Bool) {}
 }

@@ -179,7 +179,7 @@ final class WebSocketRun: Disposable, ManagedExecution, WebSocketConnectionListe
         deliver(.next(.pong(roundTrip: roundTrip)))
     }
 
-    func closed(_ close: WebSocketClose) {
+    func closed(_ close: WebSocketClose, requested: Bool) {
         manager.executions.remove(self)
         let current = state.withLock { state -> Bool in
             guard !state.isOver, state.connection != nil else { return false }
@@ -188,7 +188,10 @@ final class WebSocketRun: Disposable, ManagedExecution, WebSocketConnectionListe
         }
         guard current else { return }
         deliver(.next(.closed(close)))
-        if options.reconnect?.reconnectsAfter(close) == true, scheduleReconnect() { return }
+        // A close the app asked for is never reconnected after, even when the connection
+        // dropped during the closing handshake (a 1006): the app meant to end (found by
+        // the soak: a reset mid-handshake reconnected a chat that had said goodbye).
+        if !requested, options.reconnect?.reconnectsAfter(close) == true, scheduleReconnect() { return }
         end(.completed)
     }
 
