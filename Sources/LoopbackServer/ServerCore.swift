@@ -112,27 +112,9 @@ final class ServerCore: Sendable {
     }
 
     private func acceptLoop() {
-        var backOff: Int32 = -1
-        while true {
-            let woken = Socket.waitForListener(listener, wake: wakeRead, timeout: backOff)
-            backOff = -1
-            if woken || state.withLock({ $0.phase == .stopped }) { break }
-            acceptPending: while true {
-                switch Socket.acceptOne(listener) {
-                case .accepted(let fd):
-                    Socket.configureAccepted(fd)
-                    startConnection(fd)
-                case .wouldBlock:
-                    break acceptPending
-                case .retry:
-                    continue
-                case .failed:
-                    // Out of descriptors, most likely: wait a little (or for stop) and retry.
-                    backOff = 50
-                    break acceptPending
-                }
-            }
-        }
+        Socket.acceptConnections(
+            on: listener, wake: wakeRead, isStopped: { state.withLock { $0.phase == .stopped } },
+            accepted: startConnection)
         state.update { closeListener(&$0) }
     }
 

@@ -231,6 +231,35 @@ extension Socket {
         }
     }
 
+    /// Accepts the connections of a non-blocking `listener`, each configured
+    /// (`configureAccepted`) and handed to `accepted`, until the `wake` pipe has a byte or
+    /// `isStopped()` says so. Out of descriptors (most likely, when `accept` fails), it
+    /// waits a little, or for the wake, and tries again.
+    static func acceptConnections(
+        on listener: Int32, wake: Int32, isStopped: () -> Bool, accepted: (Int32) -> Void
+    ) {
+        var backOff: Int32 = -1
+        while true {
+            let woken = waitForListener(listener, wake: wake, timeout: backOff)
+            backOff = -1
+            if woken || isStopped() { return }
+            acceptPending: while true {
+                switch acceptOne(listener) {
+                case .accepted(let fd):
+                    configureAccepted(fd)
+                    accepted(fd)
+                case .wouldBlock:
+                    break acceptPending
+                case .retry:
+                    continue
+                case .failed:
+                    backOff = 50
+                    break acceptPending
+                }
+            }
+        }
+    }
+
     /// Waits until the listener has a pending connection or the wake pipe has a byte, up to
     /// `timeout` milliseconds (`-1`: no limit).
     /// - Returns: whether the wake pipe fired (the accept loop must then re-check its state).

@@ -24,9 +24,11 @@ case .success(let options):
             exit(2)
         }
     }
+    let allocator = AllocatorSettings.apply()
     print(
         "soak: seed \(options.seed), \(options.minutes) min, \(options.concurrency) at once, "
-            + "faults on \(Int(options.faultProbability * 100))% of executions")
+            + "faults on \(Int(options.faultProbability * 100))% of executions"
+            + (allocator.map { "; \($0)" } ?? ""))
     do {
         let findings = try Soak(options: options).run()
         let probes = KnownCrashProbe.runAll()

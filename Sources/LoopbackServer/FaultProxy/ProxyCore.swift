@@ -80,26 +80,7 @@ final class ProxyCore: Sendable {
     }
 
     private func acceptLoop() {
-        var backOff: Int32 = -1
-        while true {
-            let woken = Socket.waitForListener(listener, wake: wakeRead, timeout: backOff)
-            backOff = -1
-            if woken || isStopped { break }
-            acceptPending: while true {
-                switch Socket.acceptOne(listener) {
-                case .accepted(let fd):
-                    Socket.configureAccepted(fd)
-                    startConnection(fd)
-                case .wouldBlock:
-                    break acceptPending
-                case .retry:
-                    continue
-                case .failed:
-                    backOff = 50
-                    break acceptPending
-                }
-            }
-        }
+        Socket.acceptConnections(on: listener, wake: wakeRead, isStopped: { isStopped }, accepted: startConnection)
         state.update { $0.acceptLoopEnded = true }
     }
 
