@@ -65,9 +65,9 @@ final class OutboxLoopbackTests: LeakCheckedTestCase {
     }
 
     func testALostAnswerOnAKeptAliveConnection_isDeliveredOnce_withItsBody() throws {
-        // Kept-alive connections: on Linux, URLSession re-sends the POST without its body on a
-        // new connection when the server closes the reused one without answering; that copy
-        // never gets an answer, the send times out, and the retry carries body and key.
+        // Kept-alive connections: on Linux, URLSession would re-send the POST without its body
+        // on a new connection when the server closes the reused one without answering; the
+        // transport fails the send as lost instead, and the retry carries body and key.
         let effects = server.idempotentRoute(method: "POST", path: "/notes", seed: 7)
         effects.closesConnections = false
         let outbox = try outbox { $0.timeout(1) }
