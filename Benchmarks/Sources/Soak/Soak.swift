@@ -101,7 +101,9 @@ final class Soak: @unchecked Sendable {
             residentAfterWarmUp: warmUpPeak, residentPeak: samples.dropFirst(warmUpSamples).max() ?? warmUpPeak,
             residentLast: samples.last ?? 0, tokens: world.tokens.counts, cancelAlls: cancelAlls,
             executions: numbers.peek(), leftOpen: leftOpen,
-            residentByMinute: stride(from: 0, to: samples.count, by: 60).map { samples[$0..<min($0 + 60, samples.count)].max() ?? 0 },
+            residentByMinute: stride(from: 0, to: samples.count, by: 60).map {
+                samples[$0..<min($0 + 60, samples.count)].max() ?? 0
+            },
             seconds: seconds)
     }
 

@@ -48,6 +48,10 @@ struct SoakReport {
                     + pad(counts.mismatched, 9) + pad(counts.failures, 7) + pad(counts.disposed, 9)
                     + (counts.held ? "yes" : "NO"))
         }
+        let raced = findings.counts.values.reduce(0) { $0 + $1.racedDispose }
+        lines.append(
+            "one element in flight reached its subscriber just after the dispose returned: \(raced) time(s) "
+                + "(an element already past its sink's check, as in RxSwift; a second one would be counted above)")
         lines.append("")
         lines.append("failures by kind:")
         var kinds: [String: Int] = [:]
