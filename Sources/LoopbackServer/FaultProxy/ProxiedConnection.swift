@@ -185,7 +185,10 @@ final class ProxiedConnection {
     /// A new request: its fault (named in it, else the plan's), counts from zero, and a
     /// sighting.
     private func beginRequest(head: ArraySlice<UInt8>) {
-        let lines = String(decoding: head, as: UTF8.self).split(separator: "\r\n", omittingEmptySubsequences: true)
+        // Split as bytes: in a `String`, "\r\n" is one character.
+        let lines = head.split(separator: 10).map { line in
+            String(decoding: line.last == 13 ? line.dropLast() : line, as: UTF8.self)
+        }.filter { !$0.isEmpty }
         let requestLine = lines.first.map { $0.split(separator: " ").map(String.init) } ?? []
         var named: Fault?
         var tag: String?

@@ -62,7 +62,10 @@ final class FaultProxyLoopbackTests: LoopbackIntegrationCase {
         let error = try XCTUnwrap(transportError(response))
         XCTAssertEqual(error.code, .networkConnectionLost)
         XCTAssertTrue(error.localizedDescription.contains("not sent again"), error.localizedDescription)
-        XCTAssertEqual(proxy.sightings.filter { $0.method == "POST" }.count, sent.withLock { $0.count })
+        // The server got the first copy (its answer was the one lost). The empty copy's head
+        // may reach the proxy, or even the server, before the cancel lands: no count of it
+        // is asserted, only that its answer never became the execution's.
+        XCTAssertFalse(sent.withLock { $0.isEmpty })
     }
 
     func testAFileUploadWhoseAnswerIsLostOnAKeptAliveConnection_failsAsLost() throws {
