@@ -34,7 +34,7 @@ TIMING_SENSITIVE = [
     "PipelineURLSessionTimeoutTests", "FaultProxyLoopbackTests", "RetryStreamLoopbackTests", "RetryLoopbackTests",
     "WebSocketLoopbackTests", "WebSocketStressTests", "AsyncWebSocketTests", "WebSocketLargeMessageTests",
     "LargeTransferTests", "FaultProxyTests", "OutboxLoopbackTests", "TakeTests", "PublishSubjectStressTests",
-    "DisposablesStressTests", "OperatorChainStressTests", "CreateStressTests",
+    "DisposablesStressTests", "OperatorChainStressTests", "CreateStressTests", "TCPByteStreamTests",
 ]
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
