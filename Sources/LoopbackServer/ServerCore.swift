@@ -50,15 +50,7 @@ final class ServerCore: Sendable {
     let state: ServerLock<ServerState>
 
     init(port requestedPort: UInt16, builtInRoutes: [LoopbackServer.Route]) throws(LoopbackServerError) {
-        let (listener, port) = try Socket.makeListener(port: requestedPort)
-        do throws(LoopbackServerError) {
-            (wakeRead, wakeWrite) = try Socket.makeWakePipe()
-        } catch {
-            Socket.close(listener)
-            throw error
-        }
-        self.listener = listener
-        self.port = port
+        (listener, port, wakeRead, wakeWrite) = try Socket.makeListenerAndWakePipe(port: requestedPort)
         var initial = ServerState()
         initial.builtInRoutes = builtInRoutes
         state = ServerLock(initial)

@@ -72,6 +72,21 @@ enum Socket {
         }
     }
 
+    /// A listener (`makeListener`) and the pipe that wakes its accept loop (`makeWakePipe`),
+    /// made together: the listener is closed again if the pipe cannot be made.
+    static func makeListenerAndWakePipe(port requestedPort: UInt16) throws(LoopbackServerError)
+        -> (listener: Int32, port: UInt16, wakeRead: Int32, wakeWrite: Int32)
+    {
+        let (listener, port) = try makeListener(port: requestedPort)
+        do throws(LoopbackServerError) {
+            let (wakeRead, wakeWrite) = try makeWakePipe()
+            return (listener, port, wakeRead, wakeWrite)
+        } catch {
+            close(listener)
+            throw error
+        }
+    }
+
     /// Creates the pipe that wakes the accept loop; both ends close on exec.
     static func makeWakePipe() throws(LoopbackServerError) -> (read: Int32, write: Int32) {
         var fds: [Int32] = [-1, -1]

@@ -34,15 +34,7 @@ final class ProxyCore: Sendable {
         onRequest: (@Sendable (FaultProxy.RequestSighting) -> Void)?
     ) throws(LoopbackServerError) {
         self.logCapacity = logCapacity
-        let (listener, port) = try Socket.makeListener(port: 0)
-        do throws(LoopbackServerError) {
-            (wakeRead, wakeWrite) = try Socket.makeWakePipe()
-        } catch {
-            Socket.close(listener)
-            throw error
-        }
-        self.listener = listener
-        self.port = port
+        (listener, port, wakeRead, wakeWrite) = try Socket.makeListenerAndWakePipe(port: 0)
         self.upstream = upstream
         self.onRequest = onRequest
         state = ServerLock(ProxyState(plan: plan))
