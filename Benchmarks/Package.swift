@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "BenchmarkSupport", path: "Sources/BenchmarkSupport"),
         // Counts heap allocations by interposing the malloc family (glibc); see its source.
         .target(name: "MallocCounter", path: "Sources/MallocCounter"),
+        // The heap in use and the allocator's settings (glibc), for the soak; see its source.
+        .target(name: "HeapInfo", path: "Sources/HeapInfo"),
         .executableTarget(
             name: "net-benchmarks",
             dependencies: [
@@ -68,7 +70,7 @@ let package = Package(
             dependencies: [
                 .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
                 .product(name: "RxLeash", package: "Leash"), .product(name: "LeashInterceptors", package: "Leash"),
-                "LoopbackServer", "BenchmarkSupport",
+                "LoopbackServer", "BenchmarkSupport", "HeapInfo",
             ],
             path: "Sources/Soak"
         ),

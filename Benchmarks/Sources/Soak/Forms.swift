@@ -155,6 +155,10 @@ struct FormRunner {
         cleanUp: @escaping () -> Void = {}, check: @escaping ([Value]) -> Bool
     ) -> Stop {
         let collected = LockedBox<[Value]>([])
+        // Who cleans up: the end, or the stop if it comes first. An end that began before
+        // the dispose returned still checks (reads its download) after it: the stop must not
+        // delete what the end is about to read.
+        let settled = LockedBox<Settled>(.open)
         let subscription = values.subscribe(
             onNext: { value in
                 tracker.event()
@@ -162,23 +166,43 @@ struct FormRunner {
                 collected.withLock { $0.append(value) }
             },
             onError: { error in
-                let began = tracker.isDisposed
-                cleanUp()
+                let stopped = settled.withLock { Self.settle(&$0) }
+                let began = stopped || tracker.isDisposed
+                if !stopped { cleanUp() }
                 tracker.end(Self.outcome(nil, error), disposedWhenBegun: began)
             },
             onCompleted: {
-                let began = tracker.isDisposed
+                let stopped = settled.withLock { Self.settle(&$0) }
+                let began = stopped || tracker.isDisposed
                 let values = collected.withLock { $0 }
                 let matched = check(values)
-                cleanUp()
-                if !matched { tracker.note("received \(String("\(values)".prefix(300)))") }
+                if !stopped { cleanUp() }
+                if !matched && !began { tracker.note("received \(String("\(values)".prefix(300)))") }
                 tracker.end(.value(verified: matched), disposedWhenBegun: began)
             })
         return Stop(
             stop: {
                 subscription.dispose()
-                cleanUp()
+                let first = settled.withLock { state -> Bool in
+                    guard state == .open else { return false }
+                    state = .stopped
+                    return true
+                }
+                if first { cleanUp() }
             }, isDispose: true)
+    }
+
+    /// Whether an execution's end or its stop came first (see `subscribe`).
+    private enum Settled {
+        case open, ending, stopped
+    }
+
+    /// The end came: it settles an open execution; true if the stop came first (so the
+    /// end began after the dispose returned, and finds its files cleaned up).
+    private static func settle(_ state: inout Settled) -> Bool {
+        if state == .stopped { return true }
+        state = .ending
+        return false
     }
 
     private static func outcome(_ verified: Bool?, _ error: Error?) -> Outcome {

@@ -79,6 +79,9 @@ final class Ledger: @unchecked Sendable {
     private var ends: [(execution: Int, uptime: UInt64)]
     /// When each attempt's request was adapted (built for sending), by attempt number.
     private var attempts: [(execution: Int, uptime: UInt64)]
+    /// Attempts that went through URLSession (every form's but the WebSocket's, whose
+    /// upgrade runs on Leash's own sockets): each started one URLSession task.
+    private var urlSessionAttempts = 0
     private static let endSlots = 1 << 16
     private static let attemptSlots = 1 << 17
 
@@ -105,9 +108,18 @@ final class Ledger: @unchecked Sendable {
         lock.withLock { ends[execution % Self.endSlots] = (execution, now) }
     }
 
-    func adapted(attempt: Int, of execution: Int) {
+    /// Attempt `attempt` of `execution` was built for sending (through URLSession or not).
+    func adapted(attempt: Int, of execution: Int, throughURLSession: Bool) {
         let now = DispatchTime.now().uptimeNanoseconds
-        lock.withLock { attempts[attempt % Self.attemptSlots] = (execution, now) }
+        lock.withLock {
+            attempts[attempt % Self.attemptSlots] = (execution, now)
+            if throughURLSession { urlSessionAttempts += 1 }
+        }
+    }
+
+    /// How many attempts went through URLSession so far.
+    var urlSessionTasks: Int {
+        lock.withLock { urlSessionAttempts }
     }
 
     /// Whether a request of `execution`'s attempt number `attempt` that reached the proxy
@@ -153,21 +165,28 @@ final class ExecutionTracker: @unchecked Sendable {
 
     /// A non-terminal event arrived.
     func event() {
+        let late = lock.withLock { disposed }
+        if late { arrivedLate("events after dispose") }
+    }
+
+    /// Something arrived after the dispose returned.
+    ///
+    /// One event (an element or the end) can have passed the last check of the sink
+    /// delivering it just before the dispose, on another thread, and reach the subscriber
+    /// just after the dispose returned: Rx's sinks check, then call (as RxSwift's do), and
+    /// so does the callback form's queue; a dispose that waited for the delivery in
+    /// progress could deadlock a subscriber that disposes from another thread it waits for.
+    /// That one is counted apart; a second is a broken promise.
+    private func arrivedLate(_ what: String) {
         let lateCount = lock.withLock { () -> Int in
-            if disposed { lateEvents += 1 }
-            return disposed ? lateEvents : 0
+            lateEvents += 1
+            return lateEvents
         }
-        guard lateCount > 0 else { return }
-        // One event can have passed the last check of the sink delivering it just before
-        // the dispose, on another thread, and reach the subscriber just after the dispose
-        // returned: Rx's sinks check, then call (as RxSwift's do); a dispose that waited for
-        // the delivery in progress could deadlock a subscriber that disposes from another
-        // thread it waits for. That one is counted apart; a second is a broken promise.
         if lateCount == 1 {
             ledger.update(form) { $0.racedDispose += 1 }
         } else {
             ledger.update(form) { $0.eventsAfterDispose += 1 }
-            ledger.example(form, "#\(number): events after dispose")
+            ledger.example(form, "#\(number): \(what)")
         }
     }
 
@@ -197,8 +216,7 @@ final class ExecutionTracker: @unchecked Sendable {
             }
         }
         if late {
-            ledger.update(form) { $0.eventsAfterDispose += 1 }
-            ledger.example(form, "#\(number): \(outcome) after dispose")
+            arrivedLate("\(outcome) after dispose")
             return
         }
         guard count == 1 else {

@@ -13,16 +13,13 @@ struct ResourceSnapshot: CustomStringConvertible {
     var threads: Int
     /// Files of transfers in progress (Leash's temporary folder) and the soak's own.
     var temporaryFiles: Int
-    /// Resident memory, in bytes.
-    var residentBytes: Int
 
     static func take(soakFolder: URL) -> ResourceSnapshot {
         ResourceSnapshot(
             rxResources: Resources.total, descriptors: count(in: "/proc/self/fd"), threads: threadCount(),
             temporaryFiles: count(
                 in: FileManager.default.temporaryDirectory.appendingPathComponent("leash-transfers").path)
-                + count(in: soakFolder.path),
-            residentBytes: ProcStatus.value("VmRSS") ?? 0)
+                + count(in: soakFolder.path))
     }
 
     /// Whether `self` (the end) holds no more than `start` did.

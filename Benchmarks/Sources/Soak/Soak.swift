@@ -1,5 +1,6 @@
 import BenchmarkSupport
 import Foundation
+import HeapInfo
 import Leash
 import LoopbackServer
 
@@ -14,7 +15,7 @@ final class Soak: @unchecked Sendable {
     let world: SoakWorld
     private let numbers = AtomicCounter()
     private let sampleLock = NSLock()
-    private var samples: [Int] = []
+    private var samples: [MemorySample] = []
     private var cancelAlls = 0
 
     init(options: SoakOptions) throws {
@@ -27,21 +28,19 @@ final class Soak: @unchecked Sendable {
         var counts: [Form: FormCounts]
         var start: ResourceSnapshot
         var end: ResourceSnapshot
-        /// The peak during warm-up (the first fifth of the run, at least 30 s).
-        var residentAfterWarmUp: Int
-        var residentPeak: Int
-        var residentLast: Int
+        /// Memory through the run, and how much of it URLSession leaks per task.
+        var memory: MemoryFindings
         var tokens: (expiries: Int, refreshes: Int, redundant: Int)
         var cancelAlls: Int
         var executions: Int
         /// What was still open when the resources did not come back.
         var leftOpen: String?
-        /// The highest resident memory of each minute.
-        var residentByMinute: [Int]
         var seconds: Double
     }
 
     func run() throws -> Findings {
+        // URLSession's own leak per task, measured before anything else allocates.
+        let urlSessionLeak = URLSessionLeak.bytesPerTask(server: world.server)
         // Warm-up: each form twice without faults, so that what the first use of a kind of
         // execution creates for good (URLSession's threads, caches) is in the baseline.
         try world.start()
@@ -91,19 +90,10 @@ final class Soak: @unchecked Sendable {
                 + "\(world.server.counters.openConnectionCount); descriptors: \(kinds.joined(separator: ", "))"
         }
         let samples = sampleLock.withLock { self.samples }
-        // Warm-up is the first fifth of the run, at least 30 s (at most half of it): the
-        // working set and the allocator's arenas grow to their size there. Growth is the
-        // peak after it against the peak during it; a leak keeps raising the later peak.
-        let warmUpSamples = min(samples.count / 2, max(30, samples.count / 5))
-        let warmUpPeak = samples.prefix(warmUpSamples).max() ?? start.residentBytes
         return Findings(
             counts: ledger.snapshot(), start: start, end: end,
-            residentAfterWarmUp: warmUpPeak, residentPeak: samples.dropFirst(warmUpSamples).max() ?? warmUpPeak,
-            residentLast: samples.last ?? 0, tokens: world.tokens.counts, cancelAlls: cancelAlls,
-            executions: numbers.peek(), leftOpen: leftOpen,
-            residentByMinute: stride(from: 0, to: samples.count, by: 60).map {
-                samples[$0..<min($0 + 60, samples.count)].max() ?? 0
-            },
+            memory: MemoryFindings(samples: samples, urlSessionLeakPerTask: urlSessionLeak),
+            tokens: world.tokens.counts, cancelAlls: cancelAlls, executions: numbers.peek(), leftOpen: leftOpen,
             seconds: seconds)
     }
 
@@ -151,7 +141,8 @@ final class Soak: @unchecked Sendable {
     }
 
     /// Beside the workers: the token expires every 2 s (a refresh storm for every
-    /// protected request in flight), `cancelAll()` every 7 s, and memory sampled each second.
+    /// protected request in flight), `cancelAll()` every 7 s, and memory sampled each second
+    /// (with the URLSession tasks started so far, whose own leak the report takes out).
     private func disturb(until deadline: Date) {
         var tick = 0
         while Date() < deadline {
@@ -162,8 +153,10 @@ final class Soak: @unchecked Sendable {
                 world.client?.manager.cancelAll()
                 cancelAlls += 1
             }
-            let resident = ProcStatus.value("VmRSS") ?? 0
-            sampleLock.withLock { samples.append(resident) }
+            let sample = MemorySample(
+                resident: ProcStatus.value("VmRSS") ?? 0, heapInUse: Int(heap_info_in_use()),
+                urlSessionTasks: ledger.urlSessionTasks + world.tokens.counts.refreshes)
+            sampleLock.withLock { samples.append(sample) }
         }
     }
 

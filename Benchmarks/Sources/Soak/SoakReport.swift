@@ -7,18 +7,7 @@ struct SoakReport {
     let findings: Soak.Findings
     let probes: [KnownCrashProbe.Result]
 
-    /// The memory growth allowed from the warmed-up level to the peak.
-    static let residentGrowthLimit = 10 * 1024 * 1024
-
-    var residentGrowth: Int { findings.residentPeak - findings.residentAfterWarmUp }
-
-    /// The shortest run whose memory is judged: in a shorter one, the working set and the
-    /// allocator's arenas are still growing to their size after the warm-up.
-    static let minutesToJudgeMemory = 5.0
-
-    var judgesMemory: Bool { options.minutes >= Self.minutesToJudgeMemory }
-
-    var memoryHeld: Bool { !judgesMemory || residentGrowth < Self.residentGrowthLimit }
+    var memoryHeld: Bool { findings.memory.held(minutes: options.minutes) }
 
     var held: Bool {
         findings.counts.values.allSatisfy(\.held) && findings.end.isBack(to: findings.start) && memoryHeld
@@ -50,8 +39,9 @@ struct SoakReport {
         }
         let raced = findings.counts.values.reduce(0) { $0 + $1.racedDispose }
         lines.append(
-            "one element in flight reached its subscriber just after the dispose returned: \(raced) time(s) "
-                + "(an element already past its sink's check, as in RxSwift; a second one would be counted above)")
+            "one event in flight (an element or the end) reached its subscriber just after the dispose returned: "
+                + "\(raced) time(s) (already past its sink's check, as in RxSwift; a second one would be counted above)"
+        )
         lines.append("")
         lines.append("failures by kind:")
         var kinds: [String: Int] = [:]
@@ -69,13 +59,7 @@ struct SoakReport {
         lines.append(
             "resources at the end:   \(findings.end)  \(findings.end.isBack(to: findings.start) ? "back" : "NOT BACK")")
         if let leftOpen = findings.leftOpen { lines.append("  still open: \(leftOpen)") }
-        lines.append(
-            "resident memory: peak \(mb(findings.residentAfterWarmUp)) during warm-up, \(mb(findings.residentPeak)) after, "
-                + "last \(mb(findings.residentLast)); growth \(mb(residentGrowth)) "
-                + (!judgesMemory
-                    ? "(not judged: a run under \(Int(Self.minutesToJudgeMemory)) minutes is too short)"
-                    : memoryHeld ? "(under 10 MB)" : "(OVER 10 MB)"))
-        lines.append("  peak of each minute: " + findings.residentByMinute.map(mb).joined(separator: ", "))
+        lines.append(contentsOf: memoryLines)
         let tokens = findings.tokens
         lines.append(
             "token: \(tokens.expiries) expiries, \(tokens.refreshes) refreshes, \(tokens.redundant) while the token was "
@@ -96,6 +80,40 @@ struct SoakReport {
                 ? "every invariant held (seed \(options.seed))" : "INVARIANTS BROKEN: rerun with --seed \(options.seed)"
         )
         return lines.joined(separator: "\n")
+    }
+
+    /// The heap judged (Leash's growth, URLSession's leak taken out), then resident memory.
+    private var memoryLines: [String] {
+        let memory = findings.memory
+        var lines: [String] = []
+        let perTask = String(format: "%.0f", memory.urlSessionLeakPerTask)
+        if let floors = memory.floors, let growth = memory.heapGrowth, let share = memory.urlSessionShare,
+            let own = memory.ownGrowth
+        {
+            let verdict =
+                options.minutes < MemoryFindings.minutesToJudge
+                ? "(not judged: a run under \(Int(MemoryFindings.minutesToJudge)) minutes is too short)"
+                : memoryHeld ? "(under 10 MB)" : "(OVER 10 MB)"
+            lines.append(
+                "heap in use, lowest point of the first minute after warm-up \(mb(floors.first.heapInUse)), of the "
+                    + "last minute \(mb(floors.last.heapInUse)): growth \(mb(growth)), of which URLSession's own leak "
+                    + "\(mb(share)) (\(floors.last.urlSessionTasks - floors.first.urlSessionTasks) tasks × \(perTask) B); "
+                    + "the rest \(mb(own)) \(verdict)")
+        } else {
+            lines.append(
+                "heap in use: under two minutes after the warm-up, growth not measured"
+                    + (memoryHeld ? "" : " (RUN OF 5 MINUTES OR MORE WITHOUT A MEASURE)"))
+        }
+        lines.append("  lowest heap of each minute: " + memory.heapFloorByMinute.map(mb).joined(separator: ", "))
+        lines.append(
+            "  URLSession alone leaves \(perTask) B per task on the heap (FoundationNetworking: libcurl's parsed URL is "
+                + "never freed), measured before the run")
+        let peaks = memory.residentPeaks
+        lines.append(
+            "resident memory: peak \(mb(peaks.warmUp)) during warm-up, \(mb(peaks.after)) after, last "
+                + "\(mb(memory.samples.last?.resident ?? 0)); peak of each minute: "
+                + memory.residentByMinute.map(mb).joined(separator: ", "))
+        return lines
     }
 
     private func pad(_ value: CustomStringConvertible, _ width: Int) -> String {

@@ -86,7 +86,9 @@ final class SoakWorld: @unchecked Sendable {
                 var tagged = request
                 guard let execution = request.value(forHTTPHeaderField: FaultProxy.tagHeader) else { return request }
                 let attempt = attempts.next()
-                ledger.adapted(attempt: attempt, of: Int(execution) ?? -1)
+                let number = Int(execution) ?? -1
+                let form = number < 0 ? nil : SoakWorld.forms.withLock { $0[number % SoakWorld.formSlots] }
+                ledger.adapted(attempt: attempt, of: number, throughURLSession: form != .webSocket)
                 tagged.setValue("\(execution)/\(attempt)", forHTTPHeaderField: FaultProxy.tagHeader)
                 return tagged
             }
