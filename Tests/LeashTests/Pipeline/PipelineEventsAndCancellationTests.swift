@@ -160,6 +160,32 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         XCTAssertTrue(transport.requests.isEmpty)
     }
 
+    func testDataRequestCancel_whileARetryIsBuilt_withAnOperatorInterceptor_sendsNothingMore() throws {
+        // With an operator interceptor, an attempt runs inside the operator's subscription,
+        // which the execution can dispose only once subscribing returned; an attempt whose
+        // request is still being built as the cancel comes must stop all the same. (The
+        // soak saw a token refresher's retry, built just after a dispose, reach the server.)
+        transport.stub(path: "/v1/users/1", .text("busy", status: 503, delay: 2), .json(specAliceJSON))
+        let handle = PipelineBox<DataRequest?>(nil)
+        let client = try makePipelineClient(transport, scheduler: scheduler) {
+            $0.add(
+                interceptor: PipelineExecutionInterceptor { chain in
+                    // The retry's request is being built: the app cancels right then.
+                    if chain.attempt == 2 { handle.value?.cancel() }
+                    chain.proceed()
+                }
+            )
+            .add(interceptor: RetryOnceOn503Operator())
+        }
+        let calls = PipelineBox(0)
+
+        handle.value = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in calls.mutate { $0 += 1 } }
+        scheduler.start()
+
+        XCTAssertEqual(transport.requests.count, 1, "the cancelled retry was sent")
+        XCTAssertEqual(calls.value, 0)
+    }
+
     func testDataRequestCancel_afterTheResponseWasQueued_theCallbackIsNotCalled() throws {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler)

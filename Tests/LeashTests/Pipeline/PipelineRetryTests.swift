@@ -217,7 +217,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
     func testOperatorInterceptor_retriesOnceOn503_thenSucceeds() throws {
         transport.stub(path: "/v1/users/1", .text("busy", status: 503), .json(specAliceJSON))
         let client = try makePipelineClient(transport, scheduler: scheduler) {
-            $0.add(interceptor: RetryOnceOn503())
+            $0.add(interceptor: RetryOnceOn503Operator())
         }
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -235,7 +235,7 @@ final class PipelineRetryTests: VirtualTimeTestCase {
     func testOperatorInterceptor_retriesOnceOn503_thenLetsTheSecond503Through() throws {
         transport.stub(path: "/v1/users/1", .text("busy", status: 503))
         let client = try makePipelineClient(transport, scheduler: scheduler) {
-            $0.add(interceptor: RetryOnceOn503())
+            $0.add(interceptor: RetryOnceOn503Operator())
         }
 
         let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
@@ -285,7 +285,8 @@ final class PipelineRetryTests: VirtualTimeTestCase {
 }
 
 /// The `OperatorInterceptor` of Leash's documentation.
-private struct RetryOnceOn503: OperatorInterceptor {
+/// Retries an attempt answered 503, once (an operator interceptor).
+struct RetryOnceOn503Operator: OperatorInterceptor {
     func intercept(_ upstream: Observable<Response<Data>>, context: ExecutionContext) -> Observable<Response<Data>> {
         upstream.flatMap { response -> Observable<Response<Data>> in
             response.statusCode == 503 && context.attempt == 1 ? context.retry() : .just(response)

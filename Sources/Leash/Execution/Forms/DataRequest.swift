@@ -106,7 +106,10 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
 
     /// Cancels the execution: the transport's task is cancelled, and no callback starts
     /// afterwards (callbacks delivered on a queue check for cancellation just before
-    /// running). Does nothing after the execution ended.
+    /// running), save one already past that check on another thread as `cancel()` ran:
+    /// as with RxSwift's `dispose()`, waiting for it instead could deadlock an app that
+    /// cancels from a thread the callback waits for. Does nothing after the execution
+    /// ended.
     public func cancel() {
         let execution = state.withLock { state -> ExecutionControl? in
             guard !state.cancelled else { return nil }

@@ -161,11 +161,17 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
 
     /// `attempt` began (an attempt the operator interceptors subscribed to included):
     /// the one a suspend reaches; returns whether it starts suspended.
+    ///
+    /// An attempt that begins after the execution ended is stopped at once: with operator
+    /// interceptors it runs inside their subscription, which the end can dispose only once
+    /// subscribing returned, and by then its request would be out.
     func attach(_ attempt: Attempt) -> Bool {
-        state.withLock { state in
+        let (suspended, isOver) = state.withLock { state in
             if !state.isOver { state.attempt = attempt }
-            return state.isSuspended
+            return (state.isSuspended, state.isOver)
         }
+        if isOver { attempt.dispose() }
+        return suspended
     }
 
     /// Whether attempt `number` is the one in progress, and the execution not over.
@@ -320,7 +326,7 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
         guard wasRunning else { return }
         transfer?.release()
         endReport?.end(error.map { .failed($0) } ?? .completed, client: client, endpoint: recipe.endpoint)
-        running?.dispose()
+        running.forEach { $0.dispose() }
         outlet.end(error)
     }
 
@@ -337,27 +343,30 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
         let (wasRunning, running) = stop()
         outlet.release()
         guard wasRunning else { return }
-        running?.dispose()
+        running.forEach { $0.dispose() }
         transfer?.release()
         endReport?.end(.disposed, client: client, endpoint: recipe.endpoint)
     }
 
     /// Marks the execution over, out of the registry and its deadline stopped; returns
-    /// whether it was running (the first end), and what it ran on, to be cancelled.
-    private func stop() -> (wasRunning: Bool, running: Disposable?) {
+    /// whether it was running (the first end), and what it ran on, to be cancelled: the
+    /// attempt's subscription and the attempt itself. They differ with operator
+    /// interceptors, whose subscription is disposable only once subscribing returned,
+    /// while the attempt inside it may be building its request right now.
+    private func stop() -> (wasRunning: Bool, running: [Disposable]) {
         let (wasRunning, running, dropped) = state.withLock { state in
-            guard !state.isOver else { return (false, Disposable?.none, [(Response<Data>, ExecutionContext)]()) }
+            guard !state.isOver else { return (false, [Disposable](), [(Response<Data>, ExecutionContext)]()) }
             state.isOver = true
-            state.attempt = nil
             defer {
+                state.attempt = nil
                 state.running = nil
                 state.waiting = []
             }
-            return (true, state.running, state.waiting)
+            return (true, [state.running, state.attempt as Disposable?].compactMap { $0 }, state.waiting)
         }
         // Released here, outside the lock: freeing outcomes may run the app's deinits.
         withExtendedLifetime(dropped) {}
-        guard wasRunning else { return (false, nil) }
+        guard wasRunning else { return (false, []) }
         manager.executions.remove(self)
         deadline?.cancel()
         recipe.control?.executionEnded()

@@ -286,41 +286,48 @@ extension XCTestCase {
         _ = subscription
         return box.value
     }
+}
 
-    /// One `receive`, waited for (up to 20 s; nil if it did not complete).
-    func receiveOnce(_ stream: any WebSocketByteStream, maximumLength: Int = 65536) -> WebSocketByteStreamRead? {
-        let done = DispatchSemaphore(value: 0)
-        let box = TestBox<WebSocketByteStreamRead?>(nil)
-        stream.receive(maximumLength: maximumLength) { read in
-            box.update { $0 = read }
-            done.signal()
-        }
-        _ = done.wait(timeout: .now() + 20)
-        return box.value
-    }
+// Free functions, not test-case methods: tests call them from threads of their own too.
 
-    /// Receives until `count` bytes arrived, the stream ended or failed.
-    func receiveBytes(_ stream: any WebSocketByteStream, count: Int) -> (bytes: Data, last: WebSocketByteStreamRead?) {
-        var bytes = Data()
-        while bytes.count < count {
-            let read = receiveOnce(stream, maximumLength: count - bytes.count)
-            guard case .bytes(let some) = read else { return (bytes, read) }
-            bytes += some
-        }
-        return (bytes, nil)
+/// One `receive`, waited for (up to `seconds`; nil if it did not complete).
+func receiveOnce(
+    _ stream: any WebSocketByteStream, maximumLength: Int = 65536, within seconds: Double = 20
+) -> WebSocketByteStreamRead? {
+    let done = DispatchSemaphore(value: 0)
+    let box = TestBox<WebSocketByteStreamRead?>(nil)
+    stream.receive(maximumLength: maximumLength) { read in
+        box.update { $0 = read }
+        done.signal()
     }
+    _ = done.wait(timeout: .now() + seconds)
+    return box.value
+}
 
-    /// One `send`, waited for (up to 60 s): nil on success.
-    func sendAll(_ stream: any WebSocketByteStream, _ bytes: Data) -> URLError? {
-        let done = DispatchSemaphore(value: 0)
-        let box = TestBox<URLError?>(URLError(.timedOut))
-        stream.send(bytes) { error in
-            box.update { $0 = error }
-            done.signal()
-        }
-        _ = done.wait(timeout: .now() + 60)
-        return box.value
+/// Receives until `count` bytes arrived, the stream ended or failed, or one receive
+/// waited `seconds` (then `last` is nil and `bytes` short).
+func receiveBytes(
+    _ stream: any WebSocketByteStream, count: Int, within seconds: Double = 20
+) -> (bytes: Data, last: WebSocketByteStreamRead?) {
+    var bytes = Data()
+    while bytes.count < count {
+        let read = receiveOnce(stream, maximumLength: count - bytes.count, within: seconds)
+        guard case .bytes(let some) = read else { return (bytes, read) }
+        bytes += some
     }
+    return (bytes, nil)
+}
+
+/// One `send`, waited for (up to 60 s): nil on success.
+func sendAll(_ stream: any WebSocketByteStream, _ bytes: Data) -> URLError? {
+    let done = DispatchSemaphore(value: 0)
+    let box = TestBox<URLError?>(URLError(.timedOut))
+    stream.send(bytes) { error in
+        box.update { $0 = error }
+        done.signal()
+    }
+    _ = done.wait(timeout: .now() + 60)
+    return box.value
 }
 
 /// Deterministic bytes for transfers (a linear congruential sequence).

@@ -78,6 +78,47 @@ final class TCPByteStreamTests: XCTestCase {
         stream.close()
     }
 
+    /// Several streams with both directions busy at once, round after round: every byte
+    /// comes back, and no receive waits 10 s for its next bytes.
+    ///
+    /// The read and write sources of a stream used to watch one descriptor. Dispatch on
+    /// Linux keeps one epoll registration per descriptor number for both, re-armed direction
+    /// by direction as the stream suspends and resumes them (every receive does), and a
+    /// readiness event was lost there: the 8 MB echo above stalled once in CI at 1.7 MB,
+    /// under ThreadSanitizer. With the shared descriptor this test stalled too (see the
+    /// write source's comment in `DispatchByteStream`); with the duplicate it does not. The
+    /// peers echo on threads of their own, so Dispatch's thread pool is not what is tested.
+    func testEchoes_withBothDirectionsBusyOnSeveralStreams_neverStall() throws {
+        let streams = 4
+        let size = 2 << 20
+        for round in 0..<3 {
+            let stalls = TestBox<[String]>([])
+            let group = DispatchGroup()
+            for index in 0..<streams {
+                let listener = try TestTCPListener()
+                let stream = try connectStream(connector, to: listener.address())
+                let peer = try listener.accept()
+                Thread.detachNewThread { peer.echoUntilEnd() }
+                group.enter()
+                Thread.detachNewThread {
+                    defer { group.leave() }
+                    let payload = testPattern(count: size, seed: UInt32(round * streams + index + 1))
+                    stream.send(payload) { _ in }
+                    let (echoed, last) = receiveBytes(stream, count: size, within: 10)
+                    if echoed != payload {
+                        let how = last.map { "ended with \($0)" } ?? "no byte for 10 s"
+                        stalls.update {
+                            $0.append("round \(round), stream \(index): \(echoed.count) of \(size) bytes, \(how)")
+                        }
+                    }
+                    stream.close()
+                }
+            }
+            XCTAssertEqual(group.wait(timeout: .now() + 120), .success, "round \(round) did not finish")
+            XCTAssertEqual(stalls.value, [], "echoes that stopped")
+        }
+    }
+
     func testBackpressure_aReaderThatDoesNotAskHoldsThePeerBack() throws {
         let listener = try TestTCPListener()
         let stream = try connectStream(connector, to: listener.address())
