@@ -166,13 +166,13 @@ struct FormRunner {
                 collected.withLock { $0.append(value) }
             },
             onError: { error in
-                let stopped = settled.withLock { Self.settle(&$0) }
+                let stopped = settled.withLock { $0.end() }
                 let began = stopped || tracker.isDisposed
                 if !stopped { cleanUp() }
                 tracker.end(Self.outcome(nil, error), disposedWhenBegun: began)
             },
             onCompleted: {
-                let stopped = settled.withLock { Self.settle(&$0) }
+                let stopped = settled.withLock { $0.end() }
                 let began = stopped || tracker.isDisposed
                 let values = collected.withLock { $0 }
                 let matched = check(values)
@@ -183,26 +183,28 @@ struct FormRunner {
         return Stop(
             stop: {
                 subscription.dispose()
-                let first = settled.withLock { state -> Bool in
-                    guard state == .open else { return false }
-                    state = .stopped
-                    return true
-                }
-                if first { cleanUp() }
+                if settled.withLock({ $0.stop() }) { cleanUp() }
             }, isDispose: true)
     }
 
     /// Whether an execution's end or its stop came first (see `subscribe`).
     private enum Settled {
         case open, ending, stopped
-    }
 
-    /// The end came: it settles an open execution; true if the stop came first (so the
-    /// end began after the dispose returned, and finds its files cleaned up).
-    private static func settle(_ state: inout Settled) -> Bool {
-        if state == .stopped { return true }
-        state = .ending
-        return false
+        /// The end came; true if the stop came first (so the end began after the dispose
+        /// returned, and finds its files cleaned up).
+        mutating func end() -> Bool {
+            if self == .stopped { return true }
+            self = .ending
+            return false
+        }
+
+        /// The stop came; true if it came first (so it cleans up).
+        mutating func stop() -> Bool {
+            guard self == .open else { return false }
+            self = .stopped
+            return true
+        }
     }
 
     private static func outcome(_ verified: Bool?, _ error: Error?) -> Outcome {

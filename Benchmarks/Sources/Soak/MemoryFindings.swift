@@ -34,49 +34,47 @@ struct MemoryFindings {
     /// Samples of the warm-up.
     var warmUpCount: Int { min(samples.count / 2, max(30, samples.count / 5)) }
 
-    /// The sample with the smallest heap in the minute after the warm-up, and in the last
-    /// minute; nil with less than two minutes after the warm-up.
-    var floors: (first: MemorySample, last: MemorySample)? {
+    /// The heap between two floors: its lowest point in the minute after the warm-up and
+    /// in the last minute.
+    struct Growth {
+        let first: MemorySample
+        let last: MemorySample
+        /// The heap's growth from the first floor to the last.
+        let heap: Int
+        /// What URLSession leaked between the two floors, by its tasks.
+        let urlSessionShare: Int
+        /// The heap's growth that is not URLSession's: Leash's, the soak's, the server's.
+        var own: Int { heap - urlSessionShare }
+    }
+
+    /// The growth after the warm-up; nil with less than two minutes after it.
+    var growth: Growth? {
         let judged = samples.dropFirst(warmUpCount)
         guard judged.count >= 120,
             let first = judged.prefix(60).min(by: { $0.heapInUse < $1.heapInUse }),
             let last = judged.suffix(60).min(by: { $0.heapInUse < $1.heapInUse })
         else { return nil }
-        return (first, last)
-    }
-
-    /// The heap's growth from the first floor to the last.
-    var heapGrowth: Int? { floors.map { $0.last.heapInUse - $0.first.heapInUse } }
-
-    /// What URLSession leaked between the two floors, by its tasks.
-    var urlSessionShare: Int? {
-        floors.map { Int(Double($0.last.urlSessionTasks - $0.first.urlSessionTasks) * urlSessionLeakPerTask) }
-    }
-
-    /// The heap's growth that is not URLSession's: Leash's, the soak's, the server's.
-    var ownGrowth: Int? {
-        guard let heapGrowth, let urlSessionShare else { return nil }
-        return heapGrowth - urlSessionShare
+        let tasks = Double(last.urlSessionTasks - first.urlSessionTasks)
+        return Growth(
+            first: first, last: last, heap: last.heapInUse - first.heapInUse,
+            urlSessionShare: Int(tasks * urlSessionLeakPerTask))
     }
 
     func held(minutes: Double) -> Bool {
         guard minutes >= Self.minutesToJudge else { return true }
-        guard let ownGrowth else { return false }
-        return ownGrowth < Self.growthLimit
+        guard let growth else { return false }
+        return growth.own < Self.growthLimit
     }
 
     /// The highest resident memory of each minute.
-    var residentByMinute: [Int] {
-        stride(from: 0, to: samples.count, by: 60).map {
-            samples[$0..<min($0 + 60, samples.count)].map(\.resident).max() ?? 0
-        }
-    }
+    var residentByMinute: [Int] { byMinute { $0.map(\.resident).max() } }
 
     /// The heap's lowest point in each minute.
-    var heapFloorByMinute: [Int] {
-        stride(from: 0, to: samples.count, by: 60).map {
-            samples[$0..<min($0 + 60, samples.count)].map(\.heapInUse).min() ?? 0
-        }
+    var heapFloorByMinute: [Int] { byMinute { $0.map(\.heapInUse).min() } }
+
+    /// `summary` of each minute's samples.
+    private func byMinute(_ summary: (ArraySlice<MemorySample>) -> Int?) -> [Int] {
+        stride(from: 0, to: samples.count, by: 60).map { summary(samples[$0..<min($0 + 60, samples.count)]) ?? 0 }
     }
 
     /// Resident memory: the peak during the warm-up and after it.

@@ -87,18 +87,17 @@ struct SoakReport {
         let memory = findings.memory
         var lines: [String] = []
         let perTask = String(format: "%.0f", memory.urlSessionLeakPerTask)
-        if let floors = memory.floors, let growth = memory.heapGrowth, let share = memory.urlSessionShare,
-            let own = memory.ownGrowth
-        {
+        if let growth = memory.growth {
             let verdict =
                 options.minutes < MemoryFindings.minutesToJudge
                 ? "(not judged: a run under \(Int(MemoryFindings.minutesToJudge)) minutes is too short)"
                 : memoryHeld ? "(under 10 MB)" : "(OVER 10 MB)"
             lines.append(
-                "heap in use, lowest point of the first minute after warm-up \(mb(floors.first.heapInUse)), of the "
-                    + "last minute \(mb(floors.last.heapInUse)): growth \(mb(growth)), of which URLSession's own leak "
-                    + "\(mb(share)) (\(floors.last.urlSessionTasks - floors.first.urlSessionTasks) tasks × \(perTask) B); "
-                    + "the rest \(mb(own)) \(verdict)")
+                "heap in use, lowest point of the first minute after warm-up \(mb(growth.first.heapInUse)), of the "
+                    + "last minute \(mb(growth.last.heapInUse)): growth \(mb(growth.heap)), of which URLSession's own "
+                    + "leak \(mb(growth.urlSessionShare)) "
+                    + "(\(growth.last.urlSessionTasks - growth.first.urlSessionTasks) tasks × \(perTask) B); "
+                    + "the rest \(mb(growth.own)) \(verdict)")
         } else {
             lines.append(
                 "heap in use: under two minutes after the warm-up, growth not measured"
