@@ -19,6 +19,19 @@ static inline int CZlib_inflateInitRaw(z_streamp stream, int windowBits) {
     return inflateInit2(stream, -windowBits);
 }
 
+/// inflateInit2 for a zlib- or gzip-wrapped stream, whichever the header says (15 + 32: a 32 KiB
+/// window, header detected): HTTP's Content-Encoding gzip and deflate. inflateReset2 can turn the
+/// stream to raw deflate afterwards, for servers that send deflate without the zlib wrapper.
+static inline int CZlib_inflateInitAuto(z_streamp stream) {
+    return inflateInit2(stream, 15 + 32);
+}
+
+/// deflateInit2 with zlib's window bits as they are: 8...15 for a zlib wrapper, 16 more for a
+/// gzip wrapper, negative for raw deflate (HTTP request bodies, and the tests' fixtures).
+static inline int CZlib_deflateInitWindowBits(z_streamp stream, int level, int windowBits, int memoryLevel) {
+    return deflateInit2(stream, level, Z_DEFLATED, windowBits, memoryLevel, Z_DEFAULT_STRATEGY);
+}
+
 /// Points the stream at the next input. zlib only reads it, but next_in is const only when
 /// ZLIB_CONST is defined: setting it here compiles either way, without a cast in Swift.
 static inline void CZlib_setInput(z_streamp stream, const void *bytes, uInt count) {

@@ -91,7 +91,7 @@ public final class Manager: @unchecked Sendable {
         self.timeout = builder.timeoutValue
         self.idleTimeout = builder.idleTimeoutValue
         self.acceptableStatusCodes = builder.statusCodes
-        self.transport = builder.transportValue ?? URLSessionTransport.shared
+        self.transport = builder.transportValue ?? Manager.defaultTransport
         (transport as? JSONEncoderAdopting)?.adopt(jsonEncoder: builder.encoder)
         self.directTransport = transport as? DirectTransport
         self.callbackQueue = builder.queue
@@ -102,9 +102,10 @@ public final class Manager: @unchecked Sendable {
         self.requestGates = builder.gates
         self.credentials = builder.credentialHandling
         self.transferDirectory = builder.transferDirectoryValue ?? ExecutionTransfer.defaultDirectory
-        // URLSession's own queue is what the limits keep requests out of: other transports
-        // (a `StubTransport`) have none unless asked.
-        if builder.limitsRequests || transport is URLSessionTransport {
+        // The transports that connect are what the limits keep requests out of (URLSession's
+        // own queue, `HTTP1Transport`'s pool): other transports (a `StubTransport`) have none
+        // unless asked.
+        if builder.limitsRequests || transport is URLSessionTransport || transport is HTTP1Transport {
             let perHost = builder.perHostLimit ?? Self.connectionLimit(of: transport)
             let total = max(perHost, builder.totalLimit)
             self.maximumRequestsPerHost = perHost
@@ -157,10 +158,25 @@ public final class Manager: @unchecked Sendable {
 
     /// How many connections `transport` opens to one host: its session's
     /// `httpMaximumConnectionsPerHost` for a `URLSessionTransport` (6 by default; on iOS 4
-    /// unless configured), so that no request ever queues inside URLSession; 6 for others.
+    /// unless configured), so that no request ever queues inside URLSession; an
+    /// `HTTP1Transport`'s `maximumConnectionsPerHost`; 6 for others.
     static func connectionLimit(of transport: Transport) -> Int {
+        if let http1 = transport as? HTTP1Transport { return max(1, http1.configuration.maximumConnectionsPerHost) }
         guard let urlSession = transport as? URLSessionTransport else { return 6 }
         return max(1, urlSession.configuration.httpMaximumConnectionsPerHost)
+    }
+
+    /// The transport of a manager that sets none: Leash's own `HTTP1Transport` on Linux
+    /// (FoundationNetworking crashes on some server faults, re-sends bodiless copies of
+    /// requests, and is slower: see the README's Linux notes), URLSession elsewhere. (A Linux
+    /// build that takes Apple platforms' branches, `LEASH_APPLE_BRANCHES`, takes URLSession
+    /// too, so that CI runs every test through the transport Apple platforms use.)
+    public static var defaultTransport: Transport {
+        #if os(Linux) && !LEASH_APPLE_BRANCHES
+            HTTP1Transport.shared
+        #else
+            URLSessionTransport.shared
+        #endif
     }
 
     /// Where the files of transfers in progress are kept (see

@@ -10,11 +10,41 @@ import XCTest
     import FoundationNetworking
 #endif
 
-/// Metrics come where URLSession collects them (Apple platforms, and the Apple-branches
-/// build's bookkeeping on Linux); the bookkeeping never outlives a task.
+/// Metrics come with every response of the default transport (`HTTP1Transport` on Linux,
+/// URLSession elsewhere), and from `URLSessionTransport` where URLSession collects them (Apple
+/// platforms, and the Apple-branches build's bookkeeping on Linux); the bookkeeping never
+/// outlives a task.
 final class TransportMetricsTests: LoopbackIntegrationCase {
-    func testMetrics_areThereExactlyWhereThePlatformCollectsThem() throws {
-        let response = try outcome(try makeClient(), SpecEndpoint("/json"), DataResponseSerializer())
+    func testMetrics_comeWithEveryResponseOfTheDefaultTransport() throws {
+        try XCTSkipUnless(Manager.defaultTransport is HTTP1Transport, "the other test covers URLSession")
+        let client = try makeClient()
+        let first = try outcome(client, SpecEndpoint("/json"), DataResponseSerializer())
+        XCTAssertEqual(first.statusCode, 200)
+        let metrics = try XCTUnwrap(first.details?.metrics)
+        XCTAssertEqual(metrics.transactions.last?.responseBodyBytes, Int64(first.data?.count ?? -1))
+        XCTAssertEqual(metrics.redirectCount, 0, "Leash follows redirects, not the transport")
+        let second = try XCTUnwrap(
+            try outcome(client, SpecEndpoint("/json"), DataResponseSerializer()).details?.metrics)
+        do {
+            // `HTTP1Transport`: every phase it went through, and the kept-alive connection.
+            let transaction = try XCTUnwrap(second.transactions.first)
+            XCTAssertEqual(transaction.networkProtocol, "http/1.1")
+            XCTAssertTrue(transaction.isReusedConnection, "the second request reuses the first's connection")
+            XCTAssertNil(transaction.connectStart, "no connect for a reused connection")
+            XCTAssertNotNil(metrics.transactions.first?.connectStart, "the first request connected")
+            let requestStart = try XCTUnwrap(transaction.requestStart)
+            let responseStart = try XCTUnwrap(transaction.responseStart)
+            let responseEnd = try XCTUnwrap(transaction.responseEnd)
+            XCTAssertLessThanOrEqual(requestStart, responseStart)
+            XCTAssertLessThanOrEqual(responseStart, responseEnd)
+            XCTAssertGreaterThan(transaction.requestHeaderBytes, 0)
+            XCTAssertGreaterThan(transaction.responseHeaderBytes, 0)
+        }
+    }
+
+    func testMetrics_ofURLSessionTransport_areThereExactlyWhereThePlatformCollectsThem() throws {
+        let client = try makeClient { $0.transport(URLSessionTransport()) }
+        let response = try outcome(client, SpecEndpoint("/json"), DataResponseSerializer())
         XCTAssertEqual(response.statusCode, 200)
         #if canImport(FoundationNetworking)
             // FoundationNetworking never reports metrics to a session's delegate.
@@ -22,7 +52,6 @@ final class TransportMetricsTests: LoopbackIntegrationCase {
         #else
             let metrics = try XCTUnwrap(response.details?.metrics)
             XCTAssertEqual(metrics.transactions.last?.responseBodyBytes, Int64(response.data?.count ?? -1))
-            XCTAssertEqual(metrics.redirectCount, 0, "Leash follows redirects, not URLSession")
         #endif
     }
 

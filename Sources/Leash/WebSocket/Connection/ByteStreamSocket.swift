@@ -112,6 +112,18 @@ enum ByteStreamSocket {
         }
     }
 
+    /// Whether `fd` has bytes to read, or the peer closed or reset the connection, right now
+    /// (a `poll` that does not wait).
+    static func hasInputOrHangup(_ fd: Int32) -> Bool {
+        var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            let result = poll(&watched, 1, 0)
+            if result > 0 { return true }
+            if result == 0 { return false }
+            if errno != EINTR { return true }
+        }
+    }
+
     /// A second descriptor for the same socket (`dup`), or nil if none could be made.
     static func duplicate(_ fd: Int32) -> Int32? {
         #if canImport(Glibc)

@@ -50,8 +50,8 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
         var bytes: Data
         /// How much of it is written.
         var offset: Int
-        /// The caller's completion.
-        var completion: @Sendable (URLError?) -> Void
+        /// The caller's completion, told how many bytes were written before a failure.
+        var completion: @Sendable (Int, URLError?) -> Void
     }
 
     /// How many bytes one read takes at most: enough for a fast loopback, small enough to
@@ -112,10 +112,11 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
             cancelSources()
             let receive = pendingReceive?.completion
             let send = pendingSend?.completion
+            let written = pendingSend?.offset ?? 0
             if receive != nil || send != nil {
                 queue.async {
                     receive?(.failed(ByteStreamErrors.closed))
-                    send?(ByteStreamErrors.closed)
+                    send?(written, ByteStreamErrors.closed)
                 }
             }
         }
@@ -141,13 +142,30 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
     }
 
     package func send(_ bytes: Data, _ completion: @escaping @Sendable (URLError?) -> Void) {
+        enqueueSend(bytes) { _, error in completion(error) }
+    }
+
+    package func send(
+        _ bytes: Data, reportingWritten completion: @escaping @Sendable (_ written: Int?, URLError?) -> Void
+    ) {
+        enqueueSend(bytes) { written, error in completion(written, error) }
+    }
+
+    /// Writes `bytes`, telling `completion` how many were written before a failure.
+    private func enqueueSend(_ bytes: Data, _ completion: @escaping @Sendable (Int, URLError?) -> Void) {
         queue.async { [self] in
-            if isClosed { return completion(ByteStreamErrors.closed) }
-            if let writeFailure { return completion(writeFailure) }
-            guard pendingSend == nil else { return completion(URLError(.unknown)) }
+            if isClosed { return completion(0, ByteStreamErrors.closed) }
+            if let writeFailure { return completion(0, writeFailure) }
+            guard pendingSend == nil else { return completion(0, URLError(.unknown)) }
             pendingSend = PendingSend(bytes: bytes, offset: 0, completion: completion)
             writeNow()
         }
+    }
+
+    package var hasInputOrHangup: Bool {
+        // Read without the queue: the descriptor stays open until the stream is closed, and
+        // an idle stream's owner (the pool) is the only one that could close it.
+        ByteStreamSocket.hasInputOrHangup(io.fileDescriptor)
     }
 
     package func close() {
@@ -155,12 +173,12 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
             guard !isClosed else { return }
             isClosed = true
             let receive = pendingReceive?.completion
-            let send = pendingSend?.completion
+            let send = pendingSend
             pendingReceive = nil
             pendingSend = nil
             cancelSources()
             receive?(.failed(ByteStreamErrors.closed))
-            send?(ByteStreamErrors.closed)
+            send?.completion(send?.offset ?? 0, ByteStreamErrors.closed)
         }
     }
 
@@ -238,7 +256,7 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
         pendingSend = nil
         writeFailure = failure
         suspend(writeSource, &writeState)
-        pending.completion(failure)
+        pending.completion(pending.offset, failure)
     }
 
     // MARK: Sources

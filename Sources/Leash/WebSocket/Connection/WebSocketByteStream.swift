@@ -33,6 +33,27 @@ package protocol WebSocketByteStream: AnyObject, Sendable {
 
     /// Closes the connection; outstanding calls complete with failures.
     func close()
+
+    /// Writes all of `bytes`, as `send(_:_:)` does, and says how many of them were handed to
+    /// the kernel (or TLS) before a failure: 0 means the peer never got any of them, which
+    /// makes a request safe to send again on another connection. A stream that cannot tell
+    /// reports `nil` on failure.
+    func send(_ bytes: Data, reportingWritten completion: @escaping @Sendable (_ written: Int?, URLError?) -> Void)
+
+    /// Whether the connection, idle, has something to read or has been closed by the peer:
+    /// either way it cannot carry a new request. Asked only while no `receive` is outstanding.
+    /// A stream that cannot tell says false.
+    var hasInputOrHangup: Bool { get }
+}
+
+extension WebSocketByteStream {
+    package func send(
+        _ bytes: Data, reportingWritten completion: @escaping @Sendable (_ written: Int?, URLError?) -> Void
+    ) {
+        send(bytes) { error in completion(error == nil ? bytes.count : nil, error) }
+    }
+
+    package var hasInputOrHangup: Bool { false }
 }
 
 /// What one `WebSocketByteStream.receive` got.
