@@ -26,6 +26,7 @@ enum {
 
     CURLOPT_URL = 10002,
     CURLOPT_PROXY = 10004,
+    CURLOPT_HTTPPROXYTUNNEL = 61,
     CURLOPT_ERRORBUFFER = 10010,
     CURLOPT_NOPROGRESS = 43,
     CURLOPT_XFERINFODATA = 10057,
@@ -190,7 +191,7 @@ static int progress(void *client, curl_off_t download_total, curl_off_t download
     return aborted;
 }
 
-leash_curl_connection *leash_curl_create(const char *url, const char *ca_file, int *status) {
+leash_curl_connection *leash_curl_create(const char *url, const char *ca_file, const char *proxy, int *status) {
     *status = LEASH_CURLE_OUT_OF_MEMORY;
     if (leash_curl_load() != 0) {
         *status = LEASH_CURLE_NOT_BUILT_IN;
@@ -219,8 +220,15 @@ leash_curl_connection *leash_curl_create(const char *url, const char *ca_file, i
     SET(CURLOPT_SSL_VERIFYPEER, 1L);
     SET(CURLOPT_SSL_VERIFYHOST, 2L);
     if (ca_file != NULL) SET(CURLOPT_CAINFO, ca_file);
-    // Like the plain TCP stream: straight to the host, whatever *_proxy variables say.
-    SET(CURLOPT_PROXY, "");
+    if (proxy != NULL) {
+        // Through an HTTP proxy's CONNECT tunnel (HTTPTransport's https_proxy); libcurl reads
+        // the credentials in the proxy's URL.
+        SET(CURLOPT_PROXY, proxy);
+        SET(CURLOPT_HTTPPROXYTUNNEL, 1L);
+    } else {
+        // Like the plain TCP stream: straight to the host, whatever *_proxy variables say.
+        SET(CURLOPT_PROXY, "");
+    }
     // ALPN offers HTTP/1.1 only: the WebSocket handshake is an HTTP/1.1 request.
     SET(CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
     SET(CURLOPT_OPENSOCKETFUNCTION, open_socket);

@@ -13,7 +13,15 @@ struct NetworkMode {
         /// `URLSessionTransport.send` alone, no pipeline: separates the transport's cost
         /// from the pipeline's.
         case transport = "URLSessionTransport only"
+        /// `HTTP1Transport.send` alone, no pipeline: Leash's own HTTP/1.1 client.
+        case http1 = "HTTP1Transport only"
+        /// `client.rx` over `URLSessionTransport` (the Leash rows use the platform's default
+        /// transport: `HTTP1Transport` on Linux).
+        case rxURLSession = "leash client.rx over URLSessionTransport"
     }
+
+    /// Whether the scenario runs a transport alone, without Leash's pipeline.
+    var isTransportOnly: Bool { api == .transport || api == .http1 }
 
     let api: API
     let concurrency: Int
@@ -26,7 +34,10 @@ struct NetworkBench {
     let server: ServerProcess
     let raw: RawClient
     let leash: LeashSetup
+    /// Leash over `URLSessionTransport`, for the row that compares the two transports.
+    let leashOverURLSession: LeashSetup
     let transport = URLSessionTransport()
+    let http1 = HTTP1Transport()
 
     /// `total` requests of `mode`, checked: each decoded to the expected value, each seen
     /// by the server, and for Leash each passed through the logger (twice) and the validator.
@@ -51,6 +62,19 @@ struct NetworkBench {
                 name: mode.name, operations: total, expect: Tally(values: total, served: total),
                 observe: { Tally(served: server.requestCount()) }
             ) { RawScenarios.transport(transport, url: raw.url, total: total, inFlight: mode.concurrency) }
+        case .http1:
+            let transport = self.http1
+            return Scenario(
+                name: mode.name, operations: total, expect: Tally(values: total, served: total),
+                observe: { Tally(served: server.requestCount()) }
+            ) { RawScenarios.transport(transport, url: raw.url, total: total, inFlight: mode.concurrency) }
+        case .rxURLSession:
+            let leash = self.leashOverURLSession
+            return Scenario(
+                name: mode.name, operations: total,
+                expect: Tally(values: total, served: total, interceptorCalls: 3 * total),
+                observe: { Tally(served: server.requestCount(), interceptorCalls: leash.interceptorCalls()) }
+            ) { LeashScenarios.rx(leash.client, total: total, inFlight: mode.concurrency) }
         case .callback, .rx, .async:
             return Scenario(
                 name: mode.name, operations: total,

@@ -63,8 +63,9 @@ enum RawScenarios {
         asyncLanes(total: total, inFlight: inFlight) { await client.getAsync() }
     }
 
-    /// `total` requests through `URLSessionTransport.send`, decoded in the subscriber.
-    static func transport(_ transport: URLSessionTransport, url: URL, total: Int, inFlight: Int) -> Tally {
+    /// `total` requests through a transport's `send` (URLSession's or Leash's own), decoded
+    /// in the subscriber.
+    static func transport(_ transport: any Transport, url: URL, total: Int, inFlight: Int) -> Tally {
         let decoder = JSONDecoder()
         return closedLoop(total: total, inFlight: inFlight) { completion in
             var request = URLRequest(url: url)

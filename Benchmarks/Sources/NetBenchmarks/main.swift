@@ -65,7 +65,7 @@ let webSocketMegabytes = option("--ws-mb", default: 200)
 let webSocketEchoMegabytes = option("--ws-echo-mb", default: 32)
 
 let modes = [1, inFlight].flatMap { concurrency in
-    [NetworkMode.API.raw, .rawAsync, .transport, .callback, .rx, .async].map {
+    [NetworkMode.API.raw, .rawAsync, .transport, .http1, .callback, .rx, .async, .rxURLSession].map {
         NetworkMode(api: $0, concurrency: concurrency)
     }
 }
@@ -142,7 +142,8 @@ if let index = arguments.firstIndex(of: "--only") {
                 let child = startedServer()
                 bench = NetworkBench(
                     server: child, raw: RawClient(baseURL: child.baseURL),
-                    leash: LeashSetup(baseURL: child.baseURL, transport: URLSessionTransport()))
+                    leash: LeashSetup(baseURL: child.baseURL, transport: Manager.defaultTransport),
+                    leashOverURLSession: LeashSetup(baseURL: child.baseURL, transport: URLSessionTransport()))
             }
             if let bench { scenarios.append(bench.scenario(mode, total: requests)) }
         } else if let mode = TransferMode(rawValue: name) {
@@ -215,7 +216,8 @@ if let index = arguments.firstIndex(of: "--only") {
 let server = ServerProcess()
 let bench = NetworkBench(
     server: server, raw: RawClient(baseURL: server.baseURL),
-    leash: LeashSetup(baseURL: server.baseURL, transport: URLSessionTransport()))
+    leash: LeashSetup(baseURL: server.baseURL, transport: Manager.defaultTransport),
+    leashOverURLSession: LeashSetup(baseURL: server.baseURL, transport: URLSessionTransport()))
 var networkTimings = measureSideBySide(modes.map { bench.scenario($0, total: requests) }, repetitions: 9)
 
 // Allocations from a separate, shorter run of each (counting touches a shared counter on
@@ -322,7 +324,7 @@ for (index, timing) in networkTimings.enumerated() {
         "| \(timing.scenario.name) | \(format(timing.operationsPerSecond)) | \(ratio) | "
             + "\(format(timing.cpuPerOperation * 1e6)) | \(allocationColumns(timing)) |")
 }
-let ratios = modes.indices.filter { modes[$0].api != .transport }.compactMap { ratioToRaw($0) }
+let ratios = modes.indices.filter { !modes[$0].isTransportOnly }.compactMap { ratioToRaw($0) }
 print()
 print(
     "Async against raw async (`session.data(for:)`, the same continuation hop): "

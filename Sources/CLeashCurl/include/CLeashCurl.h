@@ -51,10 +51,12 @@ const char *leash_curl_load_error(void);
 /// A handle that will connect to `url` ("https://host:port/") and stop after the TLS
 /// handshake, verifying the server's certificate and host name. `ca_file`, when not NULL, is
 /// a PEM file of trusted authorities used instead of the default bundle file (the default
-/// CA directory, where libcurl was built with one, stays in use).
+/// CA directory, where libcurl was built with one, stays in use). `proxy`, when not NULL, is
+/// an HTTP proxy ("http://[user:password@]host:port") whose CONNECT tunnel the connection
+/// goes through; otherwise it goes straight to the host, whatever the environment says.
 /// Returns NULL when out of memory or when an option is refused (`*status` says which
 /// CURLcode).
-leash_curl_connection *leash_curl_create(const char *url, const char *ca_file, int *status);
+leash_curl_connection *leash_curl_create(const char *url, const char *ca_file, const char *proxy, int *status);
 
 /// Connects and runs the TLS handshake, blocking. Returns a CURLcode.
 int leash_curl_connect(leash_curl_connection *connection);

@@ -17,8 +17,10 @@ import Rx
 ///
 /// What it does:
 /// - `http` and `https` (TLS verified against the system's authorities, plus
-///   `Configuration.additionalTrustedAuthorities`), through an HTTP proxy named by
-///   `http_proxy` (see `HTTPProxyEnvironment`);
+///   `Configuration.additionalTrustedAuthorities`), through the HTTP proxies the environment
+///   names: `http_proxy` for `http` (requests in absolute form), `https_proxy` for `https`
+///   (a `CONNECT` tunnel, on Linux), `all_proxy` for both, `no_proxy` for the hosts reached
+///   directly (see `HTTPProxyEnvironment`);
 /// - kept-alive connections, at most `maximumConnectionsPerHost` per host and
 ///   `maximumConnections` in all (a manager's request limits default to these), closed
 ///   after `idleConnectionTimeout` unused;
@@ -68,6 +70,11 @@ public final class HTTP1Transport: DirectTransport, @unchecked Sendable {
         /// How long a request with `Expect: 100-continue` waits for the server's go-ahead
         /// before it sends its body anyway.
         public var continueTimeout: TimeInterval = 1
+        /// What a stream does when its subscriber falls behind. Each stream has a connection
+        /// of its own, so holding one back (nothing more is read until the subscriber
+        /// catches up) holds no other request back: by default it holds back as long as the
+        /// subscriber needs (`.holdBack`).
+        public var slowSubscribers: SlowSubscriberPolicy = .holdBack
 
         /// The default configuration.
         public init() {}
@@ -183,7 +190,7 @@ public final class HTTP1Transport: DirectTransport, @unchecked Sendable {
             plan: plan(urlRequest, file: file), pool: pool, cookies: cookies, output: output,
             sink: HTTP1ResponseSink(request: request, requestedOffset: requestedOffset, output: output),
             limits: limits, place: options.place, continueTimeout: continueTimeout, credentials: options.credentials,
-            planner: planner, limited: limited)
+            planner: planner, limited: limited, slowSubscribers: configuration.slowSubscribers)
     }
 
     /// Plans a request again (to answer a challenge).
@@ -207,8 +214,7 @@ public final class HTTP1Transport: DirectTransport, @unchecked Sendable {
             }
             let target = try HTTP1Target(url)
             let body = try Self.body(of: request, file: file)
-            let proxy =
-                target.isSecure ? nil : proxies?.proxy(scheme: target.scheme, host: target.host, port: target.port)
+            let proxy = proxies?.proxy(scheme: target.scheme, host: target.host, port: target.port)
             let route = HTTP1Route(
                 address: WebSocketAddress(
                     host: target.host, port: target.port, isSecure: target.isSecure,
@@ -218,7 +224,8 @@ public final class HTTP1Transport: DirectTransport, @unchecked Sendable {
             let method = request.httpMethod ?? "GET"
             let head = try HTTP1RequestHead.make(
                 method: method, target: target, headers: request.allHTTPHeaderFields ?? [:], body: body,
-                absoluteForm: proxy != nil, proxyAuthorization: proxy?.authorization, cookieHeader: cookieHeader)
+                absoluteForm: proxy != nil && !target.isSecure,
+                proxyAuthorization: target.isSecure ? nil : proxy?.authorization, cookieHeader: cookieHeader)
             return .success(
                 HTTP1Exchange.Plan(
                     url: url, method: method, target: target, route: route, head: head, body: body,

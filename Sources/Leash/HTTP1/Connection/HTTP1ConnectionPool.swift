@@ -404,9 +404,34 @@ final class HTTP1ConnectionPool: Sendable {
 
 extension HTTP1Route {
     /// Where the TCP (or TLS) connection goes: the proxy of a plain request sent through
-    /// one, else the server.
+    /// one; the server, through the proxy's `CONNECT` tunnel, for a secure one; else the
+    /// server.
     var connectAddress: WebSocketAddress {
-        guard let proxy, !address.isSecure else { return address }
-        return WebSocketAddress(host: proxy.host, port: proxy.port, isSecure: false)
+        guard let proxy else { return address }
+        guard address.isSecure else { return WebSocketAddress(host: proxy.host, port: proxy.port, isSecure: false) }
+        var tunnelled = address
+        tunnelled.tunnelProxy = proxy.tunnelURL
+        return tunnelled
+    }
+}
+
+extension HTTPProxyEnvironment.Proxy {
+    /// The proxy as libcurl takes it for a tunnel: `http://[user:password@]host:port`, the
+    /// credentials percent-encoded.
+    var tunnelURL: String {
+        let host = self.host.contains(":") ? "[\(self.host)]" : self.host
+        var credentials = ""
+        if let authorization, authorization.hasPrefix("Basic "),
+            let decoded = Data(base64Encoded: String(authorization.dropFirst(6))),
+            let pair = String(data: decoded, encoding: .utf8)
+        {
+            let parts = pair.split(separator: ":", maxSplits: 1, omittingEmptySubsequences: false)
+            let user = String(parts[0]).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? ""
+            let password =
+                parts.count > 1
+                ? (String(parts[1]).addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? "") : ""
+            credentials = user + ":" + password + "@"
+        }
+        return "http://" + credentials + host + ":" + String(port)
     }
 }

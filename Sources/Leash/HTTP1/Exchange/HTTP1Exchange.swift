@@ -92,6 +92,10 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
     /// Whether the pool's limits hold the request back (one made on the transport itself);
     /// the pipeline's requests are governed by their manager's dispatcher instead.
     private let limited: Bool
+    /// A stream's pacing by its subscriber; nil for other destinations.
+    private let pacer: HTTP1StreamPacer?
+
+    var streamPacing: StreamPacing? { pacer }
 
     // The response's reading state: the connection's completions only.
     private var parser: HTTP1ResponseParser
@@ -117,7 +121,7 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
         plan: Result<Plan, LeashError>, pool: HTTP1ConnectionPool, cookies: HTTP1Cookies?, output: any HTTP1Output,
         sink: HTTP1ResponseSink, limits: HTTP1ParserLimits, place: DispatcherPlace?,
         continueTimeout: DispatchTimeInterval = .seconds(1), credentials: CredentialHandling = .none,
-        planner: Planner? = nil, limited: Bool = true
+        planner: Planner? = nil, limited: Bool = true, slowSubscribers: SlowSubscriberPolicy = .holdBack
     ) {
         self.credentials = credentials
         self.planner = planner
@@ -131,6 +135,8 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
         parser = HTTP1ResponseParser(requestMethod: (try? plan.get().method) ?? "GET", limits: limits)
         state = LockedState(State(place: place))
         self.limited = limited
+        pacer = sink.isStreamDestination ? HTTP1StreamPacer(policy: slowSubscribers) : nil
+        pacer?.whenStuck { [weak self] waiting in self?.overflowed(waiting) }
     }
 
     // MARK: Start and stop
@@ -182,6 +188,7 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
             return (true, state.lease, state.connection, state.place)
         }
         guard ended else { return }
+        pacer?.close()
         lease?.dispose()
         if let connection { pool.giveBack(connection, reusable: false) }
         place?.release()
@@ -386,7 +393,15 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
         } catch {
             return fail(connection, .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])))
         }
+        // A subscriber that keeps too much waiting holds the next read back.
+        if let pacer, pacer.holdsBack(resume: { [self] in receive(on: connection) }) { return }
         receive(on: connection)
+    }
+
+    /// The subscriber took nothing for the longest hold: the stream ends.
+    private func overflowed(_ waiting: Int) {
+        guard let connection = state.withLock({ $0.connection }) else { return }
+        fail(connection, .streamOverflow(bufferedBytes: waiting))
     }
 
     private func handleEnd(on connection: HTTP1Connection) {
@@ -563,6 +578,7 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
             return (true, state.place)
         }
         guard ended else { return }
+        pacer?.close()
         sink.abandon()
         pool.giveBack(connection, reusable: false)
         place?.release()

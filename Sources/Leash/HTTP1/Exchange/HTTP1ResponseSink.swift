@@ -47,6 +47,9 @@ final class HTTP1ResponseSink {
     /// Whether progress is reported (a transfer that asked for it).
     var reportsProgressEvents: Bool { reportsProgress }
 
+    /// Whether the destination is a stream (whatever the status).
+    var isStreamDestination: Bool { destination == .stream }
+
     /// Whether the body is handed on in chunks as it comes (a stream's success).
     var isStreaming: Bool { streams }
 

@@ -105,6 +105,7 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
         // through its own sources.
         readSource.setEventHandler { [weak self] in self?.readable() }
         writeSource.setEventHandler { [weak self] in self?.writable() }
+        queue.setSpecific(key: Self.queueKey, value: queueIdentity)
     }
 
     deinit {
@@ -163,10 +164,35 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
     }
 
     package var hasInputOrHangup: Bool {
-        // Read without the queue: the descriptor stays open until the stream is closed, and
-        // an idle stream's owner (the pool) is the only one that could close it.
-        ByteStreamSocket.hasInputOrHangup(io.fileDescriptor)
+        // Polled without the queue: the descriptor stays open until the stream is closed,
+        // and an idle stream's owner (the pool) is the only one that could close it.
+        guard ByteStreamSocket.hasInputOrHangup(io.fileDescriptor) else { return false }
+        // Something is there. Over TLS it may be only the protocol's own records (a TLS 1.3
+        // server sends its session tickets after the handshake), which a read takes without
+        // returning data: the connection is fine then. Data, the end or a failure make it
+        // unusable (the byte read is lost with it).
+        return onQueue {
+            guard !isClosed, pendingReceive == nil, readOutcome == nil else { return true }
+            var byte: UInt8 = 0
+            let result = withUnsafeMutableBytes(of: &byte) { io.read(into: $0) }
+            switch result {
+            case .wouldBlock, .moved(0): return false
+            case .moved, .end, .failed: return true
+            }
+        }
     }
+
+    /// Runs `body` on the stream's queue: in place when already there (the pool may look at a
+    /// connection from one of its own completions), else waiting for it.
+    private func onQueue<Result>(_ body: () -> Result) -> Result {
+        if DispatchQueue.getSpecific(key: Self.queueKey) == queueIdentity { return body() }
+        return queue.sync(execute: body)
+    }
+
+    /// Marks each stream's queue, so that `onQueue` knows when it runs there.
+    private static let queueKey = DispatchSpecificKey<Int>()
+    /// This stream's mark on its queue.
+    private var queueIdentity: Int { ObjectIdentifier(self).hashValue }
 
     package func close() {
         queue.async { [self] in

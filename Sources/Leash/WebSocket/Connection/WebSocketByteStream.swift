@@ -16,7 +16,9 @@ import Rx
 ///   ask holds the peer back through TCP's window (this is the socket's backpressure). After
 ///   the end, every `receive` gets the end again; after a failure, a failure.
 /// - `send` completes once every byte is written (handed to the kernel or TLS), or fails.
-/// - Completions run on the stream's own threads, never inside the call that started them.
+/// - Completions run on the stream's own threads, one at a time (a serial queue), never inside
+///   the call that started them: a `receive` and a `send` outstanding together never complete
+///   at once (`HTTP1Exchange` relies on it).
 /// - `close()` is idempotent and may be called from any thread, at any time: it closes the
 ///   connection (TCP close, after a TLS close-notify where there is one) and completes the
 ///   outstanding calls with `URLError(.cancelled)`, once each; calls made after it fail the
@@ -80,13 +82,20 @@ package struct WebSocketAddress: Hashable, Sendable {
     /// the default CA *directory* (Debian and Ubuntu: /etc/ssl/certs): where libcurl has no
     /// such directory, only these authorities are trusted.
     package var additionalTrustedAuthorities: URL?
+    /// For TLS: an HTTP proxy (`http://[user:password@]host:port`) whose `CONNECT` tunnel the
+    /// connection goes through (`HTTP1Transport`'s `https_proxy`); nil to connect directly.
+    /// Linux only (libcurl runs the tunnel); elsewhere a connector refuses an address with one.
+    package var tunnelProxy: String?
 
     /// An address from its parts.
-    package init(host: String, port: Int, isSecure: Bool, additionalTrustedAuthorities: URL? = nil) {
+    package init(
+        host: String, port: Int, isSecure: Bool, additionalTrustedAuthorities: URL? = nil, tunnelProxy: String? = nil
+    ) {
         self.host = host
         self.port = port
         self.isSecure = isSecure
         self.additionalTrustedAuthorities = additionalTrustedAuthorities
+        self.tunnelProxy = tunnelProxy
     }
 }
 

@@ -1,4 +1,5 @@
 #if canImport(Network)
+    import Dispatch
     import Foundation
     import Network
     import Rx
@@ -18,10 +19,21 @@
         /// A connector.
         package init() {}
 
+        /// Why an address with a `tunnelProxy` is refused.
+        private static let noTunnel = "An https request through an HTTP proxy's tunnel is not supported here"
+
         package func connect(
             to address: WebSocketAddress,
             _ completion: @escaping @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
         ) -> Disposable {
+            guard address.tunnelProxy == nil else {
+                // A proxy's CONNECT tunnel is libcurl's, on Linux only.
+                DispatchQueue.global().async {
+                    completion(
+                        .failure(URLError(.unsupportedURL, userInfo: [NSLocalizedDescriptionKey: Self.noTunnel])))
+                }
+                return Disposables.create()
+            }
             let attempt = NetworkConnectAttempt(completion: completion)
             attempt.start(address)
             return attempt

@@ -66,10 +66,14 @@
                 return finish(.failure(URLError(.badURL)))
             }
             var status: Int32 = 0
-            let created = address.additionalTrustedAuthorities.map { authorities in
-                authorities.withUnsafeFileSystemRepresentation { leash_curl_create(url, $0, &status) }
-            }
-            guard let connection = created ?? leash_curl_create(url, nil, &status) else {
+            let proxy = address.tunnelProxy
+            let created: OpaquePointer? =
+                if let authorities = address.additionalTrustedAuthorities {
+                    authorities.withUnsafeFileSystemRepresentation { leash_curl_create(url, $0, proxy, &status) }
+                } else {
+                    leash_curl_create(url, nil, proxy, &status)
+                }
+            guard let connection = created else {
                 return finish(.failure(CurlErrors.error(status, connection: nil, whileConnecting: true)))
             }
             let started = shared.withLock { shared -> Bool in
