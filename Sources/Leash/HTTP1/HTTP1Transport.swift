@@ -90,6 +90,18 @@ public final class HTTP1Transport: DirectTransport, @unchecked Sendable {
     private let cookies: HTTP1Cookies?
     private let proxies: HTTPProxyEnvironment?
     private let limits: HTTP1ParserLimits
+    /// Where plain answers are reported, off the connections' queues: serial queues, one per
+    /// core (at least two), taking requests in turn (as `URLSessionTransport`'s).
+    private let deliveryQueues: [DispatchQueue] = (0..<max(2, ProcessInfo.processInfo.activeProcessorCount)).map {
+        DispatchQueue(label: "leash.http1.delivery.\($0)")
+    }
+    /// Whose turn it is among `deliveryQueues`.
+    private let deliveryQueueTurn = AtomicInt(0)
+
+    /// The next of `deliveryQueues`.
+    private func nextDeliveryQueue() -> DispatchQueue {
+        deliveryQueues[(deliveryQueueTurn.add(1) & Int.max) % deliveryQueues.count]
+    }
 
     /// A transport with `configuration`.
     public convenience init(configuration: Configuration = Configuration()) {
@@ -169,7 +181,7 @@ public final class HTTP1Transport: DirectTransport, @unchecked Sendable {
     private func exchange<Observer: ObserverType & SendableMetatype>(
         _ request: URLRequest, options: DirectRequestOptions, observer: Observer, limited: Bool
     ) -> PreparedRequest where Observer.Element == TransportResponse {
-        let output = HTTP1PlainOutput(observer: observer, handoff: options.handoff)
+        let output = HTTP1PlainOutput(observer: observer, handoff: options.handoff, deliveryQueue: nextDeliveryQueue())
         return HTTP1Exchange(
             plan: plan(request, file: nil), pool: pool, cookies: cookies, output: output,
             sink: HTTP1ResponseSink(plainOutput: output), limits: limits, place: options.place,

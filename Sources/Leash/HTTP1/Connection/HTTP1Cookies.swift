@@ -48,7 +48,12 @@ struct HTTP1Cookies: @unchecked Sendable {
         let host = url.host?.lowercased() ?? ""
         let now = Date()
         for line in head.values("Set-Cookie") {
-            for cookie in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url) {
+            // A cookie without a `Path` (or with one not starting with "/") belongs to the
+            // directory of the URL that set it (§5.2.4, §5.1.4), where Foundation's parser
+            // gives "/".
+            let defaultPath = Self.hasOwnPath(line) ? nil : Self.defaultPath(of: url)
+            for parsed in HTTPCookie.cookies(withResponseHeaderFields: ["Set-Cookie": line], for: url) {
+                guard let cookie = defaultPath.map({ Self.cookie(parsed, path: $0) }) ?? parsed else { continue }
                 // A cookie for another domain than the server's is refused (§5.3 step 6).
                 guard Self.domain(cookie.domain, matches: host) else { continue }
                 let maxAge = CookieExpiry.maxAge(of: cookie)
@@ -64,6 +69,31 @@ struct HTTP1Cookies: @unchecked Sendable {
                 }
             }
         }
+    }
+
+    /// Whether a `Set-Cookie` line names a path of its own (a `Path` attribute beginning with
+    /// "/"; another is ignored, §5.2.4).
+    static func hasOwnPath(_ line: String) -> Bool {
+        line.split(separator: ";").dropFirst().contains { attribute in
+            let trimmed = attribute.trimmingCharacters(in: .whitespaces)
+            guard trimmed.lowercased().hasPrefix("path=") else { return false }
+            return trimmed.dropFirst(5).hasPrefix("/")
+        }
+    }
+
+    /// RFC 6265 §5.1.4's default path of `url`: its path up to, not including, its last "/"
+    /// ("/" when that leaves nothing).
+    static func defaultPath(of url: URL) -> String {
+        let path = url.path
+        guard path.hasPrefix("/"), let last = path.lastIndex(of: "/"), last != path.startIndex else { return "/" }
+        return String(path[..<last])
+    }
+
+    /// `cookie` with `path` (nil if Foundation refuses the result).
+    static func cookie(_ cookie: HTTPCookie, path: String) -> HTTPCookie? {
+        guard cookie.path != path, var properties = cookie.properties else { return cookie }
+        properties[.path] = path
+        return HTTPCookie(properties: properties)
     }
 
     /// Deletes the stored cookie with `cookie`'s name, domain and path.

@@ -510,12 +510,15 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
         guard ended else { return }
         let reusable = keepsConnection && bodySent && parser.excessBytes == 0
         place?.release()
-        if output.handsOff {
+        if output.reportsOffConnection {
+            // Given back first: the next request (made in the subscriber's callback, say)
+            // takes this connection, and the report runs off its queue.
             pool.giveBack(connection, reusable: reusable)
             output.finish(.success(response))
         } else {
-            // Reported first, then given back: a request the subscriber makes (and waits
-            // for) from its callback gets another connection, not one whose queue it holds.
+            // Reported in place first, then given back: a request the subscriber makes (and
+            // waits for) from its callback gets another connection, not one whose queue it
+            // holds.
             output.finish(.success(response))
             pool.giveBack(connection, reusable: reusable)
         }

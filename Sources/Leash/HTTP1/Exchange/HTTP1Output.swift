@@ -16,25 +16,29 @@ protocol HTTP1Output: AnyObject, Sendable {
     func finish(_ result: Result<TransportResponse, LeashError>)
     /// Lets go of the subscriber (the request was disposed): nothing is reported after.
     func release()
-    /// Whether the answer goes to an awaiting task rather than being reported in place.
-    var handsOff: Bool { get }
+    /// Whether the end is reported off the connection's queue (to an awaiting task, or on a
+    /// delivery queue), so that the connection can be given back before it: the next request,
+    /// even one made and waited for in the subscriber's callback, can take it.
+    var reportsOffConnection: Bool { get }
 }
 
 /// A plain request's output: its one answer, to its observer, through the execution's
-/// hand-off if it has one (an awaiting task), else in place.
+/// hand-off if it has one (an awaiting task), else on one of the transport's delivery queues.
 final class HTTP1PlainOutput<Observer: ObserverType & SendableMetatype>: HTTP1Output, @unchecked Sendable
 where Observer.Element == TransportResponse {
     // @unchecked: the observer is behind its lock until taken, once.
     private let observer: LockedState<Observer?>
     private let handoff: ResponseHandoff?
+    private let deliveryQueue: DispatchQueue
 
-    init(observer: Observer, handoff: ResponseHandoff?) {
+    init(observer: Observer, handoff: ResponseHandoff?, deliveryQueue: DispatchQueue) {
         self.observer = LockedState(observer)
         self.handoff = handoff
+        self.deliveryQueue = deliveryQueue
     }
 
     var wantsEvents: Bool { false }
-    var handsOff: Bool { handoff != nil }
+    var reportsOffConnection: Bool { true }
 
     func emit(_ event: TransportEvent) {}
 
@@ -50,11 +54,12 @@ where Observer.Element == TransportResponse {
         case .success(let response): answer = .response(response)
         case .failure(let error): answer = .failure(error)
         }
+        let carried = Carried((answer, observer))
+        let report: @Sendable () -> Void = { carried.value.0.report(to: carried.value.1) }
         if let handoff {
-            let carried = Carried((answer, observer))
-            handoff.hand { carried.value.0.report(to: carried.value.1) }
+            handoff.hand(report)
         } else {
-            answer.report(to: observer)
+            deliveryQueue.async(execute: report)
         }
     }
 
@@ -77,7 +82,8 @@ final class HTTP1TransferOutput: HTTP1Output, Sendable {
     }
 
     var wantsEvents: Bool { true }
-    var handsOff: Bool { false }
+    /// In place: a transfer's events come in order on the connection's queue, its end too.
+    var reportsOffConnection: Bool { false }
 
     func emit(_ event: TransportEvent) {
         output.on(.next(event))
