@@ -36,7 +36,9 @@ struct ExecutionPlan: Sendable {
 
     /// A fault the process survives. A clean close inside a response's head ends a Linux
     /// process in FoundationNetworking (the known crash, run apart by the probe), so a close
-    /// of the response becomes a truncated body (after its head); and a corrupted byte
+    /// of the response becomes a truncated body (after its head), with every transport (a
+    /// seed draws the same plans whichever runs; the probe runs that fault through
+    /// `HTTP1Transport` too); and a corrupted byte
     /// falls in the request line, which the server refuses, since a byte corrupted in a
     /// body is delivered as it is (TCP's checksum, not HTTP, guards against that).
     static func survivableFault(using generator: inout SplitMix64) -> Fault {

@@ -79,13 +79,17 @@ final class Ledger: @unchecked Sendable {
     private var ends: [(execution: Int, uptime: UInt64)]
     /// When each attempt's request was adapted (built for sending), by attempt number.
     private var attempts: [(execution: Int, uptime: UInt64)]
-    /// Attempts that went through URLSession (every form's but the WebSocket's, whose
-    /// upgrade runs on Leash's own sockets): each started one URLSession task.
+    /// Attempts that went through the transport (every form's but the WebSocket's, whose
+    /// upgrade runs on Leash's own sockets), counted only when the transport is URLSession's:
+    /// each then started one URLSession task.
     private var urlSessionAttempts = 0
+    /// Whether the transport is `URLSessionTransport`, whose tasks are counted.
+    let countsURLSessionTasks: Bool
     private static let endSlots = 1 << 16
     private static let attemptSlots = 1 << 17
 
-    init() {
+    init(countsURLSessionTasks: Bool) {
+        self.countsURLSessionTasks = countsURLSessionTasks
         ends = Array(repeating: (-1, 0), count: Self.endSlots)
         attempts = Array(repeating: (-1, 0), count: Self.attemptSlots)
     }
@@ -108,18 +112,21 @@ final class Ledger: @unchecked Sendable {
         lock.withLock { ends[execution % Self.endSlots] = (execution, now) }
     }
 
-    /// Attempt `attempt` of `execution` was built for sending (through URLSession or not).
-    func adapted(attempt: Int, of execution: Int, throughURLSession: Bool) {
+    /// Attempt `attempt` of `execution` was built for sending (through the transport, or on
+    /// the WebSocket's own sockets).
+    func adapted(attempt: Int, of execution: Int, throughTransport: Bool) {
         let now = DispatchTime.now().uptimeNanoseconds
         lock.withLock {
             attempts[attempt % Self.attemptSlots] = (execution, now)
-            if throughURLSession { urlSessionAttempts += 1 }
+            if throughTransport && countsURLSessionTasks { urlSessionAttempts += 1 }
         }
     }
 
-    /// How many attempts went through URLSession so far.
-    var urlSessionTasks: Int {
-        lock.withLock { urlSessionAttempts }
+    /// The URLSession tasks started so far: the attempts through the transport and the
+    /// token client's `refreshes` when the transport is URLSession's, else 0.
+    func urlSessionTasks(refreshes: Int) -> Int {
+        guard countsURLSessionTasks else { return 0 }
+        return lock.withLock { urlSessionAttempts } + refreshes
     }
 
     /// Whether a request of `execution`'s attempt number `attempt` that reached the proxy

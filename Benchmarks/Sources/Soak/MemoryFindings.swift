@@ -6,23 +6,26 @@ struct MemorySample {
     /// allocator keeps cached.
     var heapInUse: Int
     /// URLSession tasks started so far (attempts of every form but the WebSocket's, and
-    /// token refreshes).
+    /// token refreshes), when the transport is URLSession's; else 0.
     var urlSessionTasks: Int
 }
 
 /// What the soak concludes about memory: whether the heap Leash holds stays flat after the
-/// warm-up, once URLSession's own leak per task is taken out.
+/// warm-up, once URLSession's own leak per task is taken out (with `URLSessionTransport`;
+/// with `HTTP1Transport` no request is a URLSession task, and the heap's whole growth is
+/// judged).
 ///
 /// The heap, not resident memory, is judged: resident memory also holds what glibc keeps
 /// cached for later allocations. And the heap's lowest point in a minute, not its peak: the
 /// peak is the bodies in flight at that second, while the lowest point rises only with
 /// what is held for good. Growth is the lowest point of the last minute against the lowest
 /// point of the first minute after the warm-up (the first fifth of the run, at least 30 s),
-/// minus what URLSession leaked for the tasks started in between.
+/// minus what URLSession leaked for the tasks started in between (if any).
 struct MemoryFindings {
     let samples: [MemorySample]
-    /// Bytes URLSession leaves per task, measured with URLSession alone (`URLSessionLeak`).
-    let urlSessionLeakPerTask: Double
+    /// Bytes URLSession leaves per task, measured with URLSession alone (`URLSessionLeak`);
+    /// nil when the transport is not URLSession's (nothing measured, nothing taken out).
+    let urlSessionLeakPerTask: Double?
 
     /// The memory growth allowed over a run, after the warm-up.
     static let growthLimit = 10 * 1024 * 1024
@@ -41,9 +44,11 @@ struct MemoryFindings {
         let last: MemorySample
         /// The heap's growth from the first floor to the last.
         let heap: Int
-        /// What URLSession leaked between the two floors, by its tasks.
+        /// What URLSession leaked between the two floors, by its tasks (0 without
+        /// URLSession).
         let urlSessionShare: Int
-        /// The heap's growth that is not URLSession's: Leash's, the soak's, the server's.
+        /// The heap's growth that is not URLSession's: Leash's, the soak's, the server's (the
+        /// whole growth without URLSession). What is judged.
         var own: Int { heap - urlSessionShare }
     }
 
@@ -57,7 +62,7 @@ struct MemoryFindings {
         let tasks = Double(last.urlSessionTasks - first.urlSessionTasks)
         return Growth(
             first: first, last: last, heap: last.heapInUse - first.heapInUse,
-            urlSessionShare: Int(tasks * urlSessionLeakPerTask))
+            urlSessionShare: urlSessionLeakPerTask.map { Int(tasks * $0) } ?? 0)
     }
 
     func held(minutes: Double) -> Bool {

@@ -11,7 +11,7 @@ final class Soak: @unchecked Sendable {
     // @unchecked: `samples` is touched only under `sampleLock`; the rest is immutable or
     // only touched by the thread running `run()`.
     let options: SoakOptions
-    let ledger = Ledger()
+    let ledger: Ledger
     let world: SoakWorld
     private let numbers = AtomicCounter()
     private let sampleLock = NSLock()
@@ -20,7 +20,8 @@ final class Soak: @unchecked Sendable {
 
     init(options: SoakOptions) throws {
         self.options = options
-        world = try SoakWorld(ledger: ledger)
+        ledger = Ledger(countsURLSessionTasks: options.transport.isURLSession)
+        world = try SoakWorld(ledger: ledger, transport: options.transport)
     }
 
     /// What the run found.
@@ -28,7 +29,8 @@ final class Soak: @unchecked Sendable {
         var counts: [Form: FormCounts]
         var start: ResourceSnapshot
         var end: ResourceSnapshot
-        /// Memory through the run, and how much of it URLSession leaks per task.
+        /// Memory through the run, and how much of it URLSession leaks per task (when the
+        /// transport is URLSession's).
         var memory: MemoryFindings
         var tokens: (expiries: Int, refreshes: Int, redundant: Int)
         var cancelAlls: Int
@@ -39,10 +41,11 @@ final class Soak: @unchecked Sendable {
     }
 
     func run() throws -> Findings {
-        // URLSession's own leak per task, measured before anything else allocates.
-        let urlSessionLeak = URLSessionLeak.bytesPerTask(server: world.server)
+        // URLSession's own leak per task, measured before anything else allocates, when the
+        // requests are URLSession tasks (with HTTP1Transport there is none to take out).
+        let urlSessionLeak = options.transport.isURLSession ? URLSessionLeak.bytesPerTask(server: world.server) : nil
         // Warm-up: each form twice without faults, so that what the first use of a kind of
-        // execution creates for good (URLSession's threads, caches) is in the baseline.
+        // execution creates for good (the transport's threads, caches) is in the baseline.
         try world.start()
         for number in 0..<(2 * Form.allCases.count) {
             let form = Form.allCases[number % Form.allCases.count]
@@ -100,7 +103,7 @@ final class Soak: @unchecked Sendable {
     /// Replays the executions `options.only` names, alone and in turn, and describes each.
     func replay() throws -> String {
         try world.start()
-        var lines: [String] = []
+        var lines = ["soak: replay through \(options.transport.name), seed \(options.seed)"]
         for number in options.only {
             let plan = ExecutionPlan.draw(number: number, options: options)
             let before = ledger.snapshot()[plan.form] ?? FormCounts()
@@ -142,7 +145,8 @@ final class Soak: @unchecked Sendable {
 
     /// Beside the workers: the token expires every 2 s (a refresh storm for every
     /// protected request in flight), `cancelAll()` every 7 s, and memory sampled each second
-    /// (with the URLSession tasks started so far, whose own leak the report takes out).
+    /// (with the URLSession tasks started so far, whose own leak the report takes out; none
+    /// with HTTP1Transport).
     private func disturb(until deadline: Date) {
         var tick = 0
         while Date() < deadline {
@@ -155,7 +159,7 @@ final class Soak: @unchecked Sendable {
             }
             let sample = MemorySample(
                 resident: ProcStatus.value("VmRSS") ?? 0, heapInUse: Int(heap_info_in_use()),
-                urlSessionTasks: ledger.urlSessionTasks + world.tokens.counts.refreshes)
+                urlSessionTasks: ledger.urlSessionTasks(refreshes: world.tokens.counts.refreshes))
             sampleLock.withLock { samples.append(sample) }
         }
     }

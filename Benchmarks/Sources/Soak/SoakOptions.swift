@@ -1,7 +1,8 @@
 import Foundation
 
 /// The soak's command line: `soak [--minutes N] [--seed S] [--concurrency C]
-/// [--fault-probability P]`, or `soak --probe close-in-head` (the known-crash child).
+/// [--fault-probability P] [--transport http1|urlsession]`, or
+/// `soak --probe close-in-head=N --transport T` (the known-crash probe's child).
 struct SoakOptions {
     /// How long executions are started for.
     var minutes: Double = 1
@@ -14,6 +15,9 @@ struct SoakOptions {
     var faultProbability = 0.35
     /// How long, at most, an execution may take before it counts as one that never ended.
     var watchdogSeconds: Double = 60
+    /// The transport the executions go through: the platform's default kind unless
+    /// `--transport` names one.
+    var transport = SoakTransport.platformDefault
     /// The child's mode: run one known crash and report how it ended.
     var probe: String?
     /// The forms drawn from (all by default).
@@ -23,8 +27,10 @@ struct SoakOptions {
     var only: [Int] = []
 
     static let usage = """
-        usage: soak [--minutes N] [--seed S] [--concurrency C] [--fault-probability P]
-               soak --seed S --execution N[,M…]   (replays those executions of a run, alone)
+        usage: soak [--minutes N] [--seed S] [--concurrency C] [--fault-probability P] [--transport T]
+               soak --seed S --execution N[,M…] [--transport T]   (replays those executions of a run, alone)
+        --transport http1|urlsession: HTTP1Transport or URLSessionTransport (default: the platform's
+        default transport, \(SoakTransport.platformDefault.name) here).
         --forms a,b,… draws from those forms only: \(Form.allCases.map(\.rawValue).joined(separator: ", ")).
         Drives executions of every form through a fault-injecting proxy and checks Leash's
         promises; exits 0 only when every invariant held. A failing run prints its seed.
@@ -62,6 +68,11 @@ struct SoakOptions {
                     return .failure(UsageError(message: "bad --watchdog \(value)"))
                 }
                 options.watchdogSeconds = seconds
+            case "--transport":
+                guard let transport = SoakTransport(rawValue: value.lowercased()) else {
+                    return .failure(UsageError(message: "bad --transport \(value) (http1 or urlsession)"))
+                }
+                options.transport = transport
             case "--probe":
                 options.probe = value
             case "--forms":

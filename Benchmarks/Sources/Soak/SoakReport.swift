@@ -1,7 +1,7 @@
 import Foundation
 
 /// The soak's report: per form, the counts and whether each invariant held; then the
-/// process's resources, memory, token refreshes and the known crash.
+/// process's resources, memory, token refreshes and the known-crash probes.
 struct SoakReport {
     let options: SoakOptions
     let findings: Soak.Findings
@@ -11,12 +11,18 @@ struct SoakReport {
 
     var held: Bool {
         findings.counts.values.allSatisfy(\.held) && findings.end.isBack(to: findings.start) && memoryHeld
-            && findings.tokens.redundant == 0
+            && findings.tokens.redundant == 0 && probesHeld
     }
+
+    /// Whether every probe through `HTTP1Transport` survived with its typed error.
+    var probesHeld: Bool { probes.allSatisfy(\.held) }
 
     var text: String {
         var lines: [String] = []
         let total = findings.counts.values.reduce(0) { $0 + $1.started }
+        lines.append(
+            "transport: \(options.transport.name)"
+                + (options.transport == .platformDefault ? " (the platform's default)" : " (chosen with --transport)"))
         lines.append(
             String(
                 format: "%d executions in %.0f s (%.0f/s), %d through a fault, %d cancelAll()s", total,
@@ -66,13 +72,12 @@ struct SoakReport {
                 + "still good " + (tokens.redundant == 0 ? "(at most one per expiry)" : "(MORE THAN ONE PER EXPIRY)"))
         lines.append("")
         lines.append(
-            "known crash, not counted above (Linux: FoundationNetworking, a clean close inside a response's head):")
+            "known crash probes, in a child process each (a clean close inside a response's head, which kills a "
+                + "Linux process in FoundationNetworking): URLSessionTransport's reported, not judged; "
+                + "HTTP1Transport's must survive with LeashError.transport(.networkConnectionLost)"
+                + (probesHeld ? "" : " (AN HTTP1TRANSPORT PROBE FAILED)"))
         for probe in probes {
-            let how =
-                probe.signal.map { "the process was killed by signal \($0)" }
-                ?? "the process survived (exit \(probe.exitStatus ?? -1))"
-            let fatal = probe.output.split(separator: "\n").first { $0.contains("Fatal error") }.map { ": \($0)" } ?? ""
-            lines.append("  cut after \(probe.cut) bytes of the head: \(how)\(fatal)")
+            lines.append("  \(probe.transport.name), cut after \(probe.cut) bytes of the head: \(probe.summary)")
         }
         lines.append("")
         lines.append(
@@ -82,31 +87,43 @@ struct SoakReport {
         return lines.joined(separator: "\n")
     }
 
-    /// The heap judged (Leash's growth, URLSession's leak taken out), then resident memory.
+    /// The heap judged (its growth, URLSession's leak taken out when the transport is
+    /// URLSession's), then resident memory.
     private var memoryLines: [String] {
         let memory = findings.memory
         var lines: [String] = []
-        let perTask = String(format: "%.0f", memory.urlSessionLeakPerTask)
+        let perTask = memory.urlSessionLeakPerTask.map { String(format: "%.0f", $0) }
         if let growth = memory.growth {
             let verdict =
                 options.minutes < MemoryFindings.minutesToJudge
                 ? "(not judged: a run under \(Int(MemoryFindings.minutesToJudge)) minutes is too short)"
                 : memoryHeld ? "(under 10 MB)" : "(OVER 10 MB)"
-            lines.append(
+            let floors =
                 "heap in use, lowest point of the first minute after warm-up \(mb(growth.first.heapInUse)), of the "
-                    + "last minute \(mb(growth.last.heapInUse)): growth \(mb(growth.heap)), of which URLSession's own "
-                    + "leak \(mb(growth.urlSessionShare)) "
-                    + "(\(growth.last.urlSessionTasks - growth.first.urlSessionTasks) tasks × \(perTask) B); "
-                    + "the rest \(mb(growth.own)) \(verdict)")
+                + "last minute \(mb(growth.last.heapInUse)): growth \(mb(growth.heap))"
+            if let perTask {
+                lines.append(
+                    floors + ", of which URLSession's own leak \(mb(growth.urlSessionShare)) "
+                        + "(\(growth.last.urlSessionTasks - growth.first.urlSessionTasks) tasks × \(perTask) B); "
+                        + "the rest \(mb(growth.own)) \(verdict)")
+            } else {
+                lines.append(floors + ", all of it judged (no URLSession task, no leak of its to take out) \(verdict)")
+            }
         } else {
             lines.append(
                 "heap in use: under two minutes after the warm-up, growth not measured"
                     + (memoryHeld ? "" : " (RUN OF 5 MINUTES OR MORE WITHOUT A MEASURE)"))
         }
         lines.append("  lowest heap of each minute: " + memory.heapFloorByMinute.map(mb).joined(separator: ", "))
-        lines.append(
-            "  URLSession alone leaves \(perTask) B per task on the heap (FoundationNetworking: libcurl's parsed URL is "
-                + "never freed), measured before the run")
+        if let perTask {
+            lines.append(
+                "  URLSession alone leaves \(perTask) B per task on the heap (FoundationNetworking: libcurl's parsed URL "
+                    + "is never freed), measured before the run")
+        } else {
+            lines.append(
+                "  URLSession's leak per task not measured: with \(options.transport.name) no request is a URLSession "
+                    + "task")
+        }
         let peaks = memory.residentPeaks
         lines.append(
             "resident memory: peak \(mb(peaks.warmUp)) during warm-up, \(mb(peaks.after)) after, last "

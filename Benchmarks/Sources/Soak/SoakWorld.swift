@@ -7,7 +7,8 @@ import RxLeash
 
 /// What the executions run against: a `LoopbackServer`, a `FaultProxy` in front of it, the
 /// token the protected route wants (which the soak expires every few seconds), and the
-/// client every form uses, with a retry policy and a token refresher.
+/// client every form uses, with a retry policy and a token refresher, over the run's
+/// transport.
 final class SoakWorld: @unchecked Sendable {
     // @unchecked: `client` is set once before the workers start and cleared after they
     // stopped; the rest is immutable or behind its own lock.
@@ -16,10 +17,13 @@ final class SoakWorld: @unchecked Sendable {
     let tokens = TokenAuthority()
     let folder: URL
     let ledger: Ledger
+    /// The kind of transport the client goes through.
+    let transport: SoakTransport
     private(set) var client: Client?
 
-    init(ledger: Ledger) throws {
+    init(ledger: Ledger, transport: SoakTransport) throws {
         self.ledger = ledger
+        self.transport = transport
         server = try LoopbackServer()
         folder = FileManager.default.temporaryDirectory.appendingPathComponent("leash-soak-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -54,24 +58,27 @@ final class SoakWorld: @unchecked Sendable {
     /// that a stall or a black hole ends soon), retries of idempotent requests (which resume
     /// downloads), the token refresher, and an adapter that tags each attempt.
     func start() throws {
-        client = try Self.makeClient(proxy: proxy, server: server, folder: folder, tokens: tokens, ledger: ledger)
+        client = try Self.makeClient(
+            proxy: proxy, server: server, transport: transport.make(), tokens: tokens, ledger: ledger)
     }
 
-    /// Lets go of the client (and so of its sessions and connections).
+    /// Lets go of the client (and so of its transport, its sessions and connections).
     func stopClient() {
         client = nil
     }
 
+    /// The client, over `transport`: a new one each time the world starts a client (for the
+    /// warm-up, then for the run), not the process's shared one, so that letting go of the
+    /// client closes its connections and the process's descriptors come back.
     static func makeClient(
-        proxy: FaultProxy, server: LoopbackServer, folder: URL, tokens: TokenAuthority, ledger: Ledger
+        proxy: FaultProxy, server: LoopbackServer, transport: Transport, tokens: TokenAuthority, ledger: Ledger
     ) throws -> Client {
         let store = tokens.store
         // The refresh goes straight to the server: one refresh per expiry is then a rule
-        // the soak can check (a fault there would make refreshes fail, not repeat).
-        // Transports of their own, not the process's shared one: letting go of the client
-        // then closes their connections, and the process's descriptors come back.
+        // the soak can check (a fault there would make refreshes fail, not repeat). Over the
+        // same transport (its connections to the server are apart from the proxy's).
         let tokenClient = Client(
-            manager: try Manager.Builder().url(server.baseURL).transport(URLSessionTransport()).timeout(5).build())
+            manager: try Manager.Builder().url(server.baseURL).transport(transport).timeout(5).build())
         let refresher = TokenRefresher(authenticator: store, maximumRefreshes: 100_000) {
             tokenClient.rx.single(TokenEndpoint(), type: IssuedToken.self)
                 .do(onSuccess: { store.token = $0.token }).asCompletable()
@@ -79,7 +86,7 @@ final class SoakWorld: @unchecked Sendable {
         var retry = RetryPolicy(maximumAttempts: 3, baseDelay: 0.05, maximumDelay: 0.2)
         retry.retryableURLErrorCodes.insert(.timedOut)
         let attempts = AtomicCounter()
-        let manager = try Manager.Builder().url(proxy.baseURL).transport(URLSessionTransport()).timeout(2)
+        let manager = try Manager.Builder().url(proxy.baseURL).transport(transport).timeout(2)
             .authenticator(store)
             .add(interceptor: RetryInterceptor(policy: retry))
             .adapt { request, _ in
@@ -88,7 +95,7 @@ final class SoakWorld: @unchecked Sendable {
                 let attempt = attempts.next()
                 let number = Int(execution) ?? -1
                 let form = number < 0 ? nil : SoakWorld.forms.withLock { $0[number % SoakWorld.formSlots] }
-                ledger.adapted(attempt: attempt, of: number, throughURLSession: form != .webSocket)
+                ledger.adapted(attempt: attempt, of: number, throughTransport: form != .webSocket)
                 tagged.setValue("\(execution)/\(attempt)", forHTTPHeaderField: FaultProxy.tagHeader)
                 return tagged
             }

@@ -7,14 +7,16 @@ import Foundation
 //
 //     swift run -c release --package-path Benchmarks soak --minutes 30 [--seed S]
 //
-// Exit status 0 only when every invariant held; a failing run prints its seed.
+// The transport is the platform's default (`Manager.defaultTransport`: HTTP1Transport on
+// Linux) unless `--transport urlsession` (or `http1`) names one. Exit status 0 only when
+// every invariant held; a failing run prints its seed.
 
 switch SoakOptions.parse(Array(CommandLine.arguments.dropFirst())) {
 case .failure(let error):
     FileHandle.standardError.write(Data((error.message + "\n").utf8))
     exit(2)
 case .success(let options):
-    if let probe = options.probe { exit(KnownCrashProbe.child(probe)) }
+    if let probe = options.probe { exit(KnownCrashProbe.child(probe, transport: options.transport)) }
     if !options.only.isEmpty {
         do {
             print(try Soak(options: options).replay())
@@ -25,8 +27,11 @@ case .success(let options):
         }
     }
     let allocator = AllocatorSettings.apply()
+    let transport =
+        options.transport == .platformDefault ? "the platform's default" : "chosen with --transport"
     print(
-        "soak: seed \(options.seed), \(options.minutes) min, \(options.concurrency) at once, "
+        "soak: transport \(options.transport.name) (\(transport)), seed \(options.seed), \(options.minutes) min, "
+            + "\(options.concurrency) at once, "
             + "faults on \(Int(options.faultProbability * 100))% of executions"
             + (allocator.map { "; \($0)" } ?? ""))
     do {
