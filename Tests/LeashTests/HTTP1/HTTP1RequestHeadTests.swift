@@ -87,7 +87,7 @@ final class HTTP1RequestHeadTests: XCTestCase {
         XCTAssertEqual(lines.first, "GET /users?page=2 HTTP/1.1")
         XCTAssertTrue(lines.contains("Host: api.example.test"))
         XCTAssertTrue(lines.contains("Accept-Encoding: gzip, deflate"))
-        XCTAssertTrue(lines.contains("User-Agent: Leash"))
+        XCTAssertTrue(lines.contains("User-Agent: Leash/1.0"), "as the pipeline sends it")
         XCTAssertFalse(text.contains("Content-Length"), "a GET without a body says nothing of one")
         XCTAssertTrue(text.hasSuffix("\r\n\r\n"))
         XCTAssertFalse(expectsContinue)

@@ -509,11 +509,14 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
         }
         guard ended else { return }
         let reusable = keepsConnection && bodySent && parser.excessBytes == 0
-        place?.release()
+        // The connection is back in the pool before the manager's place is given back: the
+        // request the place lets through takes it rather than opening another (the manager's
+        // requests are not held to the pool's per-host limit, only to the manager's).
         if output.reportsOffConnection {
             // Given back first: the next request (made in the subscriber's callback, say)
             // takes this connection, and the report runs off its queue.
             pool.giveBack(connection, reusable: reusable)
+            place?.release()
             output.finish(.success(response))
         } else {
             // Reported in place first, then given back: a request the subscriber makes (and
@@ -521,6 +524,7 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
             // holds.
             output.finish(.success(response))
             pool.giveBack(connection, reusable: reusable)
+            place?.release()
         }
     }
 

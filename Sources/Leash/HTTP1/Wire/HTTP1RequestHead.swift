@@ -85,7 +85,7 @@ struct HTTP1RequestHead {
             head += "\r\n"
         }
         if !has.host { head += "Host: " + target.hostHeader + "\r\n" }
-        if !has.userAgent { head += "User-Agent: Leash\r\n" }
+        if !has.userAgent { head += "User-Agent: " + RequestBuilder.userAgent + "\r\n" }
         if !has.accept { head += "Accept: */*\r\n" }
         if !has.acceptEncoding { head += "Accept-Encoding: gzip, deflate\r\n" }
         if !has.authorization, let userInfo = target.userInfo {
