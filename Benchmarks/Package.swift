@@ -8,6 +8,7 @@ import PackageDescription
 ///     swift run -c release --package-path Benchmarks net-benchmarks
 ///     swift run -c release --package-path Benchmarks outbox-benchmarks
 ///     swift run -c release --package-path Benchmarks soak --minutes 30
+///     swift run -c release --package-path Benchmarks peer-benchmarks
 let package = Package(
     name: "LeashBenchmarks",
     // The root package's minimums: a package may not declare lower ones than a dependency.
@@ -15,6 +16,13 @@ let package = Package(
     dependencies: [
         .package(name: "Leash", path: "../"),
         .package(url: "https://github.com/OpenCombine/OpenCombine.git", exact: "0.14.0"),
+        // For peer-benchmarks alone (SwiftNIO's HTTP client, as a peer of HTTP1Transport):
+        // no other target depends on it, so building any other product neither compiles nor
+        // links it (it is still resolved, with its dependencies, whatever product is built).
+        .package(url: "https://github.com/swift-server/async-http-client.git", exact: "1.37.0"),
+        // AsyncHTTPClient's own dependency, named for the modules peer-benchmarks imports
+        // (`NIOCore`, `NIOFoundationCompat`, `NIOPosix`); the version AsyncHTTPClient resolves anyway.
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.0"),
     ],
     targets: [
         .executableTarget(
@@ -50,6 +58,25 @@ let package = Package(
                 "MallocCounter", "BenchmarkSupport",
             ],
             path: "Sources/NetBenchmarks"
+        ),
+        // Leash's own HTTP/1.1 client against its peer, AsyncHTTPClient (SwiftNIO), on the same
+        // loopback server and the same requests as net-benchmarks; see its main.swift.
+        // `Sources/PeerBenchmarks/Shared` is a symlink to `../NetBenchmarks/Shared`: the
+        // harness, the request loop, the fixtures, the server child and the Leash and
+        // URLSession scenarios are compiled into both executables, written once, as
+        // `LoopbackServer` is above (a library target of their own would have to make all of
+        // them public and put a module boundary inside the measured code of net-benchmarks).
+        .executableTarget(
+            name: "peer-benchmarks",
+            dependencies: [
+                .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                .product(name: "RxLeash", package: "Leash"), "LoopbackServer", "MallocCounter", "BenchmarkSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/PeerBenchmarks"
         ),
         // The durable outbox (`LeashOutbox`): enqueue latency (one SQLite commit each), delivery
         // rate against a plain loop of `client.execute` on the same loopback server, and memory
