@@ -547,9 +547,10 @@ enum HTTP1ResponseSyntax {
 
     /// Parses `HTTP/1.x NNN reason` (RFC 9112 §4); the reason may be empty, with or without its SP.
     static func parseStatusLine(_ line: UnsafeRawBufferPointer) throws(HTTP1ResponseError) -> HTTP1ResponseHead {
-        let malformed = HTTP1ResponseError.malformedStatusLine(HTTP1ResponseError.excerpt(line))
+        // Made only when thrown: an excerpt costs more than parsing a good line.
+        func malformed() -> HTTP1ResponseError { .malformedStatusLine(HTTP1ResponseError.excerpt(line)) }
         // The protocol name is case-sensitive (RFC 9112 §2.3).
-        guard line.starts(with: "HTTP/".utf8) else { throw malformed }
+        guard line.starts(with: "HTTP/".utf8) else { throw malformed() }
         let versionEnd = line.firstIndex(of: space) ?? line.count
         let version = UnsafeRawBufferPointer(rebasing: line[0..<versionEnd])
         // RFC 9110 §6.2: a later minor version of HTTP/1 is read as the latest this parser knows, 1.1.
@@ -558,19 +559,19 @@ enum HTTP1ResponseSyntax {
         }
         let minorVersion = version[7] == 0x30 ? 0 : 1
         let codeStart = versionEnd + 1
-        guard versionEnd < line.count, line.count >= codeStart + 3 else { throw malformed }
+        guard versionEnd < line.count, line.count >= codeStart + 3 else { throw malformed() }
         var statusCode = 0
         for byte in line[codeStart..<codeStart + 3] {
-            guard (0x30...0x39).contains(byte) else { throw malformed }
+            guard (0x30...0x39).contains(byte) else { throw malformed() }
             statusCode = statusCode * 10 + Int(byte - 0x30)
         }
         let reasonStart = codeStart + 3
-        guard statusCode >= 100, reasonStart == line.count || line[reasonStart] == space else { throw malformed }
+        guard statusCode >= 100, reasonStart == line.count || line[reasonStart] == space else { throw malformed() }
         let reason = UnsafeRawBufferPointer(rebasing: line[min(reasonStart + 1, line.count)...])
         var isASCII = true
         for byte in reason {
             // A CR here is not part of a line ending: RFC 9112 §2.2 makes a bare CR invalid.
-            guard byte != 0 && byte != cr else { throw malformed }
+            guard byte != 0 && byte != cr else { throw malformed() }
             isASCII = isASCII && byte < 0x80
         }
         return HTTP1ResponseHead(
@@ -634,21 +635,22 @@ enum HTTP1ResponseSyntax {
     static func parseChunkSize(_ bytes: UnsafeRawBufferPointer) throws(HTTP1ResponseError) -> Int64 {
         var lines = Lines(bytes: bytes)
         let line = UnsafeRawBufferPointer(rebasing: bytes[lines.next() ?? 0..<0])
-        let malformed = HTTP1ResponseError.malformedChunkSize(HTTP1ResponseError.excerpt(line))
+        // Made only when thrown: an excerpt costs more than parsing a good line.
+        func malformed() -> HTTP1ResponseError { .malformedChunkSize(HTTP1ResponseError.excerpt(line)) }
         var size: Int64 = 0
         var index = 0
         while index < line.count, let digit = hexValue(line[index]) {
             // Shifting in another digit must not overflow: a size this large is an error, not a wrap.
-            guard size <= Int64.max >> 4 else { throw malformed }
+            guard size <= Int64.max >> 4 else { throw malformed() }
             size = size << 4 | digit
             index += 1
         }
-        guard index > 0 else { throw malformed }
+        guard index > 0 else { throw malformed() }
         while index < line.count && isWhitespace(line[index]) { index += 1 }
         guard index < line.count else { return size }
-        guard line[index] == 0x3B else { throw malformed }  // ";" starts the extensions, which are ignored
+        guard line[index] == 0x3B else { throw malformed() }  // ";" starts the extensions, which are ignored
         for byte in line[index...] where (byte < space && byte != tab) || byte == 0x7F {
-            throw malformed
+            throw malformed()
         }
         return size
     }
