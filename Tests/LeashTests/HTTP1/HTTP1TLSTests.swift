@@ -132,59 +132,18 @@ import XCTest
             sys.stdin.read()
             """
 
-        let port: Int
-        private let process: Process
-        private let input: Pipe
-        private let output: Pipe
+        /// The port the proxy listens on.
+        var port: Int { child.port }
+        private let child: PythonScriptProcess
 
         /// Starts the proxy, or throws `XCTSkip` when python3 is not there.
         init() throws {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = ["python3", "-c", Self.script]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            self.process = process
-            self.input = input
-            self.output = output
-            do {
-                try process.run()
-            } catch {
-                throw XCTSkip("cannot run python3 for the proxy: \(error)")
-            }
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let some = output.fileHandleForReading.availableData
-                if some.isEmpty { break }
-                line += some
-            }
-            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-            else {
-                try? input.fileHandleForWriting.close()
-                process.waitUntilExit()
-                throw XCTSkip("python3 is not available to run the proxy")
-            }
-            self.port = port
-        }
-
-        deinit {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
+            child = try PythonScriptProcess(script: Self.script, arguments: [], purpose: "the proxy")
         }
 
         /// The next line the proxy prints (blocking), or nil at the end of its output.
         func nextLine() -> String? {
-            var line = Data()
-            while true {
-                guard let byte = try? output.fileHandleForReading.read(upToCount: 1), let first = byte.first else {
-                    return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
-                }
-                if first == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-                line.append(first)
-            }
+            child.nextLine()
         }
     }
 #endif

@@ -103,11 +103,7 @@ import XCTest
         /// The file of `authorityPEM`, for `WebSocketAddress.additionalTrustedAuthorities`.
         let authorityFile: URL
         /// The server process.
-        private let process: Process
-        /// The server's standard input: closing it stops the server.
-        private let input: Pipe
-        /// The server's standard output, after the port.
-        private let output: Pipe
+        private let child: PythonScriptProcess
         /// Where the certificate, key and authority files are.
         private let directory: URL
 
@@ -126,58 +122,25 @@ import XCTest
             try TestCertificates.certificatePEM.write(to: certificate, atomically: true, encoding: .utf8)
             try TestCertificates.keyPEM.write(to: key, atomically: true, encoding: .utf8)
             try TestCertificates.authorityPEM.write(to: authorityFile, atomically: true, encoding: .utf8)
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            process.arguments = [
-                "python3", "-c", Self.script, certificate.path, key.path, mode.rawValue, host, String(proxyPort),
-            ]
-            let input = Pipe()
-            let output = Pipe()
-            process.standardInput = input
-            process.standardOutput = output
-            process.standardError = FileHandle.nullDevice
-            self.process = process
-            self.input = input
-            self.output = output
             do {
-                try process.run()
+                child = try PythonScriptProcess(
+                    script: Self.script,
+                    arguments: [certificate.path, key.path, mode.rawValue, host, String(proxyPort)],
+                    purpose: "the TLS server")
             } catch {
                 try? FileManager.default.removeItem(at: directory)
-                throw XCTSkip("cannot run python3 for the TLS server: \(error)")
+                throw error
             }
-            // The first line is the port; end of output first means python3 did not start.
-            var line = Data()
-            while !line.contains(UInt8(ascii: "\n")) {
-                let some = output.fileHandleForReading.availableData
-                if some.isEmpty { break }
-                line += some
-            }
-            guard let port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
-            else {
-                try? input.fileHandleForWriting.close()
-                process.waitUntilExit()
-                try? FileManager.default.removeItem(at: directory)
-                throw XCTSkip("python3 is not available to run the TLS server")
-            }
-            self.port = port
+            port = child.port
         }
 
         deinit {
-            try? input.fileHandleForWriting.close()
-            process.waitUntilExit()
             try? FileManager.default.removeItem(at: directory)
         }
 
         /// The next line the server prints (blocking), or nil at the end of its output.
         func nextLine() -> String? {
-            var line = Data()
-            while true {
-                guard let byte = try? output.fileHandleForReading.read(upToCount: 1), let first = byte.first else {
-                    return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
-                }
-                if first == UInt8(ascii: "\n") { return String(decoding: line, as: UTF8.self) }
-                line.append(first)
-            }
+            child.nextLine()
         }
 
         /// The server's address, trusting the test authority unless `trusting` is false.
