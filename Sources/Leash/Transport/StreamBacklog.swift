@@ -88,14 +88,18 @@ final class StreamBacklog: @unchecked Sendable {
                 condition.wait()
                 continue
             }
-            if condition.wait(until: until) || deliveries != seen {
+            let woken = condition.wait(until: until)
+            if deliveries != seen {
                 // Progress: the hold starts over.
                 seen = deliveries
                 deadline = policy.longestHold.map { Date(timeIntervalSinceNow: $0) }
-            } else {
+            } else if !woken || Date() >= until {
                 isOpen = false
                 return waiting
             }
+            // Woken without progress (a spurious wake-up, which ThreadSanitizer's condition
+            // variables make frequent): the same deadline still holds. Restarting the hold
+            // on any wake-up once kept a stuck subscriber's stream for its whole 30 s in CI.
         }
         return nil
     }
