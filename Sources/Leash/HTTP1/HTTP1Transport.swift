@@ -106,7 +106,7 @@ public final class HTTP1Transport: DirectTransport, @unchecked Sendable {
     /// A transport with `configuration`.
     public convenience init(configuration: Configuration = Configuration()) {
         self.init(
-            configuration: configuration, connector: HTTP1Transport.platformConnector,
+            configuration: configuration, connector: WebSocketByteStreams.connector,
             proxies: configuration.usesEnvironmentProxies ? HTTPProxyEnvironment() : nil)
     }
 
@@ -122,12 +122,6 @@ public final class HTTP1Transport: DirectTransport, @unchecked Sendable {
         cookies = configuration.cookieStorage.map(HTTP1Cookies.init(storage:))
         self.proxies = proxies
         self.limits = limits
-    }
-
-    /// The platform's byte streams: plain TCP, and TLS through libcurl on Linux or
-    /// Network.framework on Apple platforms.
-    private static var platformConnector: any WebSocketByteStreamConnector {
-        WebSocketByteStreams.connector
     }
 
     /// Closes the connections kept alive and unused.

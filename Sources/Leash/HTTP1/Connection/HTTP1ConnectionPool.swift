@@ -368,16 +368,19 @@ final class HTTP1ConnectionPool: Sendable {
         var next: TimeInterval?
         state.withLock { state in
             for (route, list) in state.idle {
-                let kept = list.filter { now.uptimeNanoseconds &- $0.since.uptimeNanoseconds < limit }
-                for old in list where !kept.contains(where: { $0.connection === old.connection }) {
-                    expired.append(old.connection)
+                var kept: [Idle] = []
+                for idle in list {
+                    let age = now.uptimeNanoseconds &- idle.since.uptimeNanoseconds
+                    guard age < limit else {
+                        expired.append(idle.connection)
+                        continue
+                    }
+                    kept.append(idle)
+                    let remaining = TimeInterval(limit - age) / 1e9
+                    next = min(next ?? remaining, remaining)
                 }
                 state.idleCount -= list.count - kept.count
                 state.idle[route] = kept.isEmpty ? nil : kept
-                for idle in kept {
-                    let remaining = TimeInterval(limit - (now.uptimeNanoseconds &- idle.since.uptimeNanoseconds)) / 1e9
-                    next = min(next ?? remaining, remaining)
-                }
             }
             state.sweepScheduled = next != nil
         }

@@ -217,14 +217,13 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
         timing.requestStart = Date()
         // A small body goes in the head's write: one write, one segment.
         var first = plan.head.bytes
-        let smallBody: Data?
+        let bodyInHead: Bool
         if !plan.head.expectsContinue, case .data(let data) = plan.body, data.count <= 64 * 1024 {
-            smallBody = data
+            first.append(data)
+            bodyInHead = true
         } else {
-            smallBody = nil
+            bodyInHead = false
         }
-        let bodyInHead = smallBody != nil
-        if let smallBody { first.append(smallBody) }
         connection.stream.send(
             first,
             reportingWritten: { [self] written, error in
@@ -344,7 +343,7 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
     /// `count` more bytes of the body were written: the upload's progress.
     private func bodyWritten(_ count: Int64, of expected: Int64?) {
         timing.bodyBytesSent += count
-        guard output.wantsEvents, count > 0, sink.head == nil, sink.reportsProgressEvents else { return }
+        guard count > 0, sink.head == nil, sink.reportsProgress else { return }
         output.emit(.uploadProgress(TransferProgress(completedBytes: timing.bodyBytesSent, expectedBytes: expected)))
     }
 
@@ -384,14 +383,8 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
         do {
             let events = try parser.parse(bytes)
             if try consume(events, on: connection) { return }
-        } catch let error as HTTP1ResponseError {
-            return fail(connection, HTTP1Errors.leashError(for: error))
-        } catch let error as HTTP1ContentDecodingError {
-            return fail(connection, HTTP1Errors.leashError(for: error))
-        } catch let error as LeashError {
-            return fail(connection, error)
         } catch {
-            return fail(connection, .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])))
+            return fail(connection, HTTP1Errors.leashError(for: error))
         }
         // A subscriber that keeps too much waiting holds the next read back.
         if let pacer, pacer.holdsBack(resume: { [self] in receive(on: connection) }) { return }
@@ -412,15 +405,9 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
         do {
             let events = try parser.finish()
             if try consume(events, on: connection) { return }
-            fail(connection, HTTP1Errors.leashError(for: .closedBeforeHead))
-        } catch let error as HTTP1ResponseError {
-            fail(connection, HTTP1Errors.leashError(for: error))
-        } catch let error as HTTP1ContentDecodingError {
-            fail(connection, HTTP1Errors.leashError(for: error))
-        } catch let error as LeashError {
-            fail(connection, error)
+            fail(connection, HTTP1Errors.leashError(for: HTTP1ResponseError.closedBeforeHead))
         } catch {
-            fail(connection, .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error])))
+            fail(connection, HTTP1Errors.leashError(for: error))
         }
     }
 
@@ -494,12 +481,7 @@ final class HTTP1Exchange: PreparedRequest, @unchecked Sendable {
     private func complete(on connection: HTTP1Connection) throws {
         guard case .success(let plan) = plan else { return }
         let metrics = makeMetrics(plan, connection)
-        let response: TransportResponse
-        do {
-            response = try sink.complete(metrics: metrics)
-        } catch {
-            throw error
-        }
+        let response = try sink.complete(metrics: metrics)
         let (ended, place, bodySent) = state.withLock { state -> (Bool, DispatcherPlace?, Bool) in
             guard state.phase == .exchanging, state.connection === connection else { return (false, nil, false) }
             state.phase = .ended

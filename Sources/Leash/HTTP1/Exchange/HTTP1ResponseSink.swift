@@ -19,7 +19,8 @@ final class HTTP1ResponseSink {
     }
 
     private let destination: TransportRequest.Destination
-    private let reportsProgress: Bool
+    /// Whether progress is reported (a transfer that asked for it).
+    let reportsProgress: Bool
     private let requestedOffset: Int64
     private let output: any HTTP1Output
     private(set) var head: HTTPURLResponse?
@@ -44,14 +45,8 @@ final class HTTP1ResponseSink {
         self.output = output
     }
 
-    /// Whether progress is reported (a transfer that asked for it).
-    var reportsProgressEvents: Bool { reportsProgress }
-
     /// Whether the destination is a stream (whatever the status).
     var isStreamDestination: Bool { destination == .stream }
-
-    /// Whether the body is handed on in chunks as it comes (a stream's success).
-    var isStreaming: Bool { streams }
 
     /// The final head arrived; `decodedLength` is the body's length as the app will see it,
     /// if known. Throws when the destination file cannot be opened.

@@ -8,6 +8,17 @@ import Foundation
 /// the `URLError` code URLSession uses for the same trouble and Leash's own error (saying
 /// exactly what the server sent) kept as the underlying error.
 enum HTTP1Errors {
+    /// Any error of an exchange's reading (the parser's, the decoder's, the sink's) as the
+    /// `LeashError` it ends with.
+    static func leashError(for error: Swift.Error) -> LeashError {
+        switch error {
+        case let error as HTTP1ResponseError: leashError(for: error)
+        case let error as HTTP1ContentDecodingError: leashError(for: error)
+        case let error as LeashError: error
+        default: .transport(URLError(.unknown, userInfo: [NSUnderlyingErrorKey: error]))
+        }
+    }
+
     /// A response the parser refused or that ended too soon.
     static func leashError(for error: HTTP1ResponseError) -> LeashError {
         let code: URLError.Code
