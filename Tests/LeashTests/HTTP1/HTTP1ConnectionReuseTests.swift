@@ -338,6 +338,14 @@ final class HTTP1ConnectionReuseTests: LoopbackIntegrationCase {
         XCTAssertEqual(server.connectionCount, 2)
     }
 
+    /// A connection given back while the sweep waits for the pool's lock is younger than the
+    /// sweep's clock: its age is 0, not a wrapped subtraction that closes it at once (which
+    /// once sent the next request to a new connection, in CI).
+    func testAConnectionPutIdleAfterTheSweepReadItsClock_isZeroSecondsOld() {
+        XCTAssertEqual(HTTP1ConnectionPool.idleAge(since: 1_000, now: 400), 0)
+        XCTAssertEqual(HTTP1ConnectionPool.idleAge(since: 400, now: 1_000), 600)
+    }
+
     func testCloseIdleConnections_closesThePooledConnection() throws {
         let transport = HTTP1Integration.transport()
         _ = try HTTP1Integration.send(transport, URLRequest(url: server.url(path: "/json"))).get()

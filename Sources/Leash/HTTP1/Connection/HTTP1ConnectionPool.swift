@@ -362,15 +362,17 @@ final class HTTP1ConnectionPool: Sendable {
     }
 
     private func sweep() {
-        let now = DispatchTime.now()
         let limit = UInt64(idleTimeout * 1_000_000_000)
         var expired: [HTTP1Connection] = []
         var next: TimeInterval?
         state.withLock { state in
+            // The clock is read under the lock: a connection put idle while the sweep waited
+            // for it is younger than `now`, never "older" by a wrapped subtraction.
+            let now = DispatchTime.now().uptimeNanoseconds
             for (route, list) in state.idle {
                 var kept: [Idle] = []
                 for idle in list {
-                    let age = now.uptimeNanoseconds &- idle.since.uptimeNanoseconds
+                    let age = Self.idleAge(since: idle.since.uptimeNanoseconds, now: now)
                     guard age < limit else {
                         expired.append(idle.connection)
                         continue
@@ -386,6 +388,12 @@ final class HTTP1ConnectionPool: Sendable {
         }
         for connection in expired { connection.stream.close() }
         if let next { scheduleSweepAfter(max(0.01, next)) }
+    }
+
+    /// How long a connection idle since `since` has been idle at `now`, in nanoseconds: 0 for
+    /// one put idle after `now` was read (an unsigned subtraction would wrap, and close it).
+    static func idleAge(since: UInt64, now: UInt64) -> UInt64 {
+        now - min(now, since)
     }
 
     /// Closes every idle connection (the transport is going away, or a test asks).
