@@ -12,6 +12,25 @@ struct HTTP1Route: Hashable, Sendable {
     let address: WebSocketAddress
     /// The HTTP proxy a plain request is sent through (absolute-form requests), if any.
     let proxy: HTTPProxyEnvironment.Proxy?
+    /// The hash of both, worked out once: the pool looks a route up several times per request.
+    private let hashCode: Int
+
+    init(address: WebSocketAddress, proxy: HTTPProxyEnvironment.Proxy?) {
+        self.address = address
+        self.proxy = proxy
+        var hasher = Hasher()
+        hasher.combine(address)
+        hasher.combine(proxy)
+        hashCode = hasher.finalize()
+    }
+
+    static func == (lhs: HTTP1Route, rhs: HTTP1Route) -> Bool {
+        lhs.hashCode == rhs.hashCode && lhs.address == rhs.address && lhs.proxy == rhs.proxy
+    }
+
+    func hash(into hasher: inout Hasher) {
+        hasher.combine(hashCode)
+    }
 }
 
 /// One connection of the pool: its byte stream, and whether it carried a request before.

@@ -10,14 +10,16 @@ enum HTTP1Response {
     /// with ", " under the first spelling of its name, as `HTTPURLResponse` keeps fields.
     static func urlResponse(_ head: HTTP1ResponseHead, url: URL) throws(LeashError) -> HTTPURLResponse {
         var fields: [String: String] = [:]
-        var spelled: [String: String] = [:]
         fields.reserveCapacity(head.headers.count)
-        for (name, value) in head.headers {
-            let key = name.lowercased()
-            if let first = spelled[key] {
-                fields[first] = (fields[first].map { $0 + ", " } ?? "") + value
+        let headers = head.headers
+        for index in headers.indices {
+            let (name, value) = headers[index]
+            // A name seen before (in any case) is found among the fields before it: heads are
+            // short, and comparing bytes costs less than lowercasing every name into a second
+            // dictionary.
+            if let first = headers[..<index].first(where: { HTTP1ResponseSyntax.namesEqual($0.name, name) }) {
+                fields[first.name] = (fields[first.name].map { $0 + ", " } ?? "") + value
             } else {
-                spelled[key] = name
                 fields[name] = value
             }
         }

@@ -39,9 +39,21 @@ struct HTTP1RequestHead {
     /// bodies go at once, without the round trip.
     static let continueThreshold: Int64 = 1 << 20
 
-    /// Headers the transport writes itself, whatever the request says: the body's framing is
-    /// the transport's to decide.
-    private static let framingHeaders: Set<String> = ["content-length", "transfer-encoding", "connection"]
+    /// The headers the transport looks for in a request, by name (compared ignoring case).
+    /// The framing ones it writes itself, whatever the request says: the body's framing is
+    /// the transport's to decide. The others it adds when the request has none.
+    private static let knownHeaders: [(name: String, kind: KnownHeader)] = [
+        ("content-length", .framing), ("transfer-encoding", .framing), ("connection", .framing),
+        ("host", .host), ("user-agent", .userAgent), ("accept", .accept), ("accept-encoding", .acceptEncoding),
+        ("authorization", .authorization), ("proxy-authorization", .proxyAuthorization), ("cookie", .cookie),
+        ("expect", .expect),
+    ]
+
+    /// What a header named `name` is to the transport, if it is one of `knownHeaders`: found
+    /// by comparing bytes, which costs less than lowercasing every name of every request.
+    private static func kind(of name: String) -> KnownHeader? {
+        knownHeaders.first { HTTP1ResponseSyntax.namesEqual($0.name, name) }?.kind
+    }
 
     /// Methods whose requests carry a `Content-Length: 0` when they have no body (as curl
     /// and URLSession send them): servers may refuse a `POST` without a length.
@@ -63,57 +75,79 @@ struct HTTP1RequestHead {
         guard !method.isEmpty, method.utf8.allSatisfy(HTTP1Token.isTokenByte) else {
             throw .encoding(reason: "the method \"\(method)\" is not an HTTP token", underlying: nil)
         }
-        var head = method
-        head.reserveCapacity(256)
-        head += " "
-        head += absoluteForm ? target.absoluteForm : target.pathAndQuery
-        head += " HTTP/1.1\r\n"
+        var head = HeadWriter()
+        head.put(method)
+        head.put(" ")
+        head.put(absoluteForm ? target.absoluteForm : target.pathAndQuery)
+        head.put(" HTTP/1.1\r\n")
         var has = HeaderPresence()
         for (name, value) in headers {
-            let lowered = name.lowercased()
-            if framingHeaders.contains(lowered) { continue }
+            let kind = kind(of: name)
+            if kind == .framing { continue }
             guard !name.isEmpty, name.utf8.allSatisfy(HTTP1Token.isTokenByte) else {
                 throw .encoding(reason: "the header name \"\(name)\" is not an HTTP token", underlying: nil)
             }
             guard value.utf8.allSatisfy({ $0 != 0x0D && $0 != 0x0A && $0 != 0 }) else {
                 throw .encoding(reason: "the value of the header \(name) contains a line break or NUL", underlying: nil)
             }
-            has.note(lowered)
-            head += name
-            head += ": "
-            head += value
-            head += "\r\n"
+            if let kind { has.note(kind) }
+            head.field(name, value)
         }
-        if !has.host { head += "Host: " + target.hostHeader + "\r\n" }
-        if !has.userAgent { head += "User-Agent: " + RequestBuilder.userAgent + "\r\n" }
-        if !has.accept { head += "Accept: */*\r\n" }
-        if !has.acceptEncoding { head += "Accept-Encoding: gzip, deflate\r\n" }
+        if !has.host { head.field("Host", target.hostHeader) }
+        if !has.userAgent { head.field("User-Agent", RequestBuilder.userAgent) }
+        if !has.accept { head.field("Accept", "*/*") }
+        if !has.acceptEncoding { head.field("Accept-Encoding", "gzip, deflate") }
         if !has.authorization, let userInfo = target.userInfo {
             // As curl does: the URL's user part is the request's Basic credential.
             let credential = Data((userInfo.user + ":" + userInfo.password).utf8).base64EncodedString()
-            head += "Authorization: Basic " + credential + "\r\n"
+            head.field("Authorization", "Basic " + credential)
         }
-        if !has.cookie, let cookieHeader { head += "Cookie: " + cookieHeader + "\r\n" }
+        if !has.cookie, let cookieHeader { head.field("Cookie", cookieHeader) }
         if let proxyAuthorization, !has.proxyAuthorization {
-            head += "Proxy-Authorization: " + proxyAuthorization + "\r\n"
+            head.field("Proxy-Authorization", proxyAuthorization)
         }
         switch body.length {
         case .some(let length) where length > 0 || methodsWithBody.contains(method):
-            head += "Content-Length: " + String(length) + "\r\n"
+            head.field("Content-Length", String(length))
         case .some:
             break
         case .none:
-            head += "Transfer-Encoding: chunked\r\n"
+            head.field("Transfer-Encoding", "chunked")
         }
         let expectsContinue: Bool
         if !has.expect, (body.length ?? continueThreshold) >= continueThreshold {
-            head += "Expect: 100-continue\r\n"
+            head.field("Expect", "100-continue")
             expectsContinue = true
         } else {
             expectsContinue = false
         }
-        head += "\r\n"
-        return HTTP1RequestHead(bytes: Data(head.utf8), expectsContinue: expectsContinue)
+        head.put("\r\n")
+        return HTTP1RequestHead(bytes: Data(head.bytes), expectsContinue: expectsContinue)
+    }
+
+    /// The head's bytes as they are written: UTF-8 copied into one buffer, which costs a
+    /// fraction of appending `String`s (each append checks the characters at the seam).
+    private struct HeadWriter {
+        var bytes: [UInt8]
+
+        init() {
+            bytes = []
+            bytes.reserveCapacity(512)
+        }
+
+        mutating func put(_ text: String) {
+            bytes.append(contentsOf: text.utf8)
+        }
+
+        /// A field line: `name: value` and CRLF.
+        mutating func field(_ name: String, _ value: String) {
+            put(name)
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(UInt8(ascii: " "))
+            put(value)
+            bytes.append(0x0D)
+            bytes.append(0x0A)
+        }
     }
 
     /// Which of the headers the transport may add the request set itself.
@@ -127,19 +161,24 @@ struct HTTP1RequestHead {
         var cookie = false
         var expect = false
 
-        mutating func note(_ lowered: String) {
-            switch lowered {
-            case "host": host = true
-            case "user-agent": userAgent = true
-            case "accept": accept = true
-            case "accept-encoding": acceptEncoding = true
-            case "authorization": authorization = true
-            case "proxy-authorization": proxyAuthorization = true
-            case "cookie": cookie = true
-            case "expect": expect = true
-            default: break
+        mutating func note(_ kind: KnownHeader) {
+            switch kind {
+            case .framing: break
+            case .host: host = true
+            case .userAgent: userAgent = true
+            case .accept: accept = true
+            case .acceptEncoding: acceptEncoding = true
+            case .authorization: authorization = true
+            case .proxyAuthorization: proxyAuthorization = true
+            case .cookie: cookie = true
+            case .expect: expect = true
             }
         }
+    }
+
+    /// A header the transport writes itself (`framing`), or may add.
+    private enum KnownHeader {
+        case framing, host, userAgent, accept, acceptEncoding, authorization, proxyAuthorization, cookie, expect
     }
 }
 

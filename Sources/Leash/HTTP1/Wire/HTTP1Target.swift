@@ -43,10 +43,10 @@ struct HTTP1Target: Sendable, Equatable {
     init(_ url: URL) throws(LeashError) {
         let string = url.absoluteString
         let bytes = Array(string.utf8)
-        guard let schemeEnd = Self.index(of: Array("://".utf8), in: bytes) else {
+        guard let schemeEnd = Self.schemeEnd(in: bytes) else {
             throw Self.failure(.unsupportedURL, url, "it has no scheme and host")
         }
-        let scheme = String(decoding: bytes[0..<schemeEnd], as: UTF8.self).lowercased()
+        let scheme = Self.asciiLowercased(bytes[0..<schemeEnd])
         guard scheme == "http" || scheme == "https" else {
             throw Self.failure(.unsupportedURL, url, "only http and https are supported")
         }
@@ -95,11 +95,11 @@ struct HTTP1Target: Sendable, Equatable {
         let target = bytes[authorityEnd..<targetEnd]
         // What a request line or a Host header cannot carry: controls, spaces, and bytes
         // beyond ASCII (a URL's string has them percent-encoded).
-        guard (target + authority).allSatisfy({ $0 > 0x20 && $0 < 0x7F }) else {
+        guard target.allSatisfy(Self.isVisibleASCII), authority.allSatisfy(Self.isVisibleASCII) else {
             throw Self.failure(.badURL, url, "it contains a space, a control character or a non-ASCII byte")
         }
         self.scheme = scheme
-        self.host = String(decoding: host, as: UTF8.self).lowercased()
+        self.host = Self.asciiLowercased(host)
         self.port = port
         self.hostHeader = String(decoding: authority, as: UTF8.self)
         if target.isEmpty {
@@ -118,13 +118,30 @@ struct HTTP1Target: Sendable, Equatable {
     }
 
     /// Where `needle` first occurs in `bytes`.
-    private static func index(of needle: [UInt8], in bytes: [UInt8]) -> Int? {
-        guard bytes.count >= needle.count else { return nil }
-        for start in 0...(bytes.count - needle.count) where bytes[start..<(start + needle.count)].elementsEqual(needle)
+    /// Where the first `://` of `bytes` starts, if anywhere.
+    private static func schemeEnd(in bytes: [UInt8]) -> Int? {
+        guard bytes.count >= 3 else { return nil }
+        for start in 0...(bytes.count - 3)
+        where bytes[start] == UInt8(ascii: ":") && bytes[start + 1] == UInt8(ascii: "/")
+            && bytes[start + 2] == UInt8(ascii: "/")
         {
             return start
         }
         return nil
+    }
+
+    /// `bytes` as a string with ASCII letters in lower case (all a scheme or a host has once
+    /// the URL's string percent-encoded the rest).
+    private static func asciiLowercased(_ bytes: ArraySlice<UInt8>) -> String {
+        String(unsafeUninitializedCapacity: bytes.count) { buffer in
+            for (offset, byte) in bytes.enumerated() { buffer[offset] = HTTP1ResponseSyntax.lowercased(byte) }
+            return bytes.count
+        }
+    }
+
+    /// Whether `byte` is printable ASCII other than the space.
+    private static func isVisibleASCII(_ byte: UInt8) -> Bool {
+        byte > 0x20 && byte < 0x7F
     }
 
     /// The error for a URL the transport cannot send to.
