@@ -2,7 +2,8 @@ extension PrimitiveSequenceType where Trait == SingleTrait {
     /// The single's element, awaited; its error is thrown.
     ///
     /// Cancelling the awaiting task disposes the subscription and throws
-    /// `CancellationError`.
+    /// `CancellationError`. In a task that is already cancelled, a source that ends as it
+    /// is subscribed (`just`, `empty`, `error`) still gives its result, as in RxSwift.
     ///
     /// ```swift
     /// let user = try await client.rx.execute(GetUser(id: 1)).value
@@ -71,7 +72,8 @@ extension PrimitiveSequenceType where Trait == MaybeTrait {
     /// thrown.
     ///
     /// Cancelling the awaiting task disposes the subscription and throws
-    /// `CancellationError`.
+    /// `CancellationError`. In a task that is already cancelled, a source that ends as it
+    /// is subscribed (`just`, `empty`, `error`) still gives its result, as in RxSwift.
     public var value: Element? {
         get async throws {
             let source = primitiveSequence.source
@@ -111,7 +113,8 @@ extension PrimitiveSequenceType where Trait == CompletableTrait, Element == Swif
     /// The completable's completion, awaited; its error is thrown.
     ///
     /// Cancelling the awaiting task disposes the subscription and throws
-    /// `CancellationError`.
+    /// `CancellationError`. In a task that is already cancelled, a source that ends as it
+    /// is subscribed (`just`, `empty`, `error`) still gives its result, as in RxSwift.
     public var value: Void {
         get async throws {
             let source = primitiveSequence.source
@@ -177,21 +180,25 @@ final class TraitAwaitBridge<Value: Sendable>: RxResource, @unchecked Sendable {
     fileprivate func start(
         _ continuation: CheckedContinuation<Value, Swift.Error>, subscribe: (TraitAwaitBridge<Value>) -> Disposable
     ) {
-        let isCancelled = state.withLock { state -> Bool in
-            if !state.isCancelled { state.continuation = continuation }
-            return state.isCancelled
-        }
-        if isCancelled {
-            continuation.resume(throwing: CancellationError())
-            return
-        }
+        state.withLock { $0.continuation = continuation }
+        // Subscribed even in a task that is already cancelled, as RxSwift does: a source that
+        // has already ended (`Completable.empty()`, `Single.just`) gives its result during
+        // the subscription, and that result is what the caller gets.
         let subscription = subscribe(self)
-        let disposeNow = state.withLock { state -> Bool in
-            if state.isCancelled || state.isFinished { return true }
+        let (disposeNow, cancelled) = state.withLock {
+            state -> (Bool, CheckedContinuation<Value, Swift.Error>?) in
+            if state.isFinished { return (true, nil) }
+            if state.isCancelled {
+                // A source still running in a cancelled task is let go: the caller gets
+                // `CancellationError` (where RxSwift would wait forever).
+                defer { state.continuation = nil }
+                return (true, state.continuation)
+            }
             state.subscription = subscription
-            return false
+            return (false, nil)
         }
         if disposeNow { subscription.dispose() }
+        cancelled?.resume(throwing: CancellationError())
     }
 
     func finish(_ result: Result<Value, Swift.Error>) {

@@ -44,9 +44,13 @@ final class PrimitiveSequenceConcurrencyTests: RxTestCase {
         }
     }
 
-    func testSingleValue_alreadyCancelledTaskNeverSubscribes() async {
+    /// In a task that is already cancelled, a source that has not ended is subscribed, let go
+    /// at once, and the caller gets `CancellationError` (RxSwift would wait forever).
+    func testSingleValue_inACancelledTask_aSourceThatHasNotEndedIsDisposedAtOnce_withCancellationError() async {
         let subscriptions = TraitsBox(0)
-        let single = Single<Int>.never().do(onSubscribe: { subscriptions.value += 1 })
+        let disposals = TraitsBox(0)
+        let single = Single<Int>.never().do(
+            onSubscribe: { subscriptions.value += 1 }, onDispose: { disposals.value += 1 })
         let task = Task {
             withUnsafeCurrentTask { $0?.cancel() }
             return try await single.value
@@ -57,7 +61,29 @@ final class PrimitiveSequenceConcurrencyTests: RxTestCase {
         } catch {
             XCTAssertTrue(error is CancellationError)
         }
-        XCTAssertEqual(subscriptions.value, 0)
+        XCTAssertEqual(subscriptions.value, 1)
+        XCTAssertEqual(disposals.value, 1)
+    }
+
+    /// In a task that is already cancelled, a source that ends as it is subscribed gives its
+    /// result, as RxSwift's bridges do: a value, a completion, or its own error.
+    func testValue_inACancelledTask_aSourceThatHasAlreadyEnded_givesItsResult() async throws {
+        func inCancelledTask<T: Sendable>(_ work: @escaping @Sendable () async throws -> T) async -> Result<T, Error> {
+            await Task {
+                withUnsafeCurrentTask { $0?.cancel() }
+                return try await work()
+            }.result
+        }
+        let single = await inCancelledTask { try await Single.just(1).map { $0 + 1 }.value }
+        XCTAssertEqual(try single.get(), 2)
+        let maybe = await inCancelledTask { try await Maybe<Int>.empty().value }
+        XCTAssertEqual(try maybe.get(), nil)
+        let maybeValue = await inCancelledTask { try await Maybe.just(5).value }
+        XCTAssertEqual(try maybeValue.get(), 5)
+        let completable = await inCancelledTask { try await Completable.empty().value }
+        XCTAssertNoThrow(try completable.get())
+        let failed = await inCancelledTask { try await Completable.error(testError).value }
+        XCTAssertThrowsError(try failed.get()) { XCTAssertEqual($0 as? TestError, testError) }
     }
 
     func testMaybeValue_elementOrNil() async throws {
