@@ -17,12 +17,20 @@ import XCTest
 final class TransportMetricsTests: LoopbackIntegrationCase {
     func testMetrics_comeWithEveryResponseOfTheDefaultTransport() throws {
         try XCTSkipUnless(Manager.defaultTransport is HTTP1Transport, "the other test covers URLSession")
-        let client = try makeClient()
+        // A transport of its own (the default's kind), so that its pool holds only this
+        // test's connection.
+        let transport = HTTP1Integration.transport()
+        let client = try makeClient { $0.transport(transport) }
         let first = try outcome(client, SpecEndpoint("/json"), DataResponseSerializer())
         XCTAssertEqual(first.statusCode, 200)
         let metrics = try XCTUnwrap(first.details?.metrics)
         XCTAssertEqual(metrics.transactions.last?.responseBodyBytes, Int64(first.data?.count ?? -1))
         XCTAssertEqual(metrics.redirectCount, 0, "Leash follows redirects, not the transport")
+        // An execution's event stream is told of its end in place, on the connection's queue,
+        // before the connection goes back to the pool (so that a request made and waited for
+        // in that callback does not wait on the queue it holds): the second request starts
+        // once the connection is back.
+        XCTAssertTrue(HTTP1Integration.eventually { transport.pool.counts == (idle: 1, busy: 0) })
         let second = try XCTUnwrap(
             try outcome(client, SpecEndpoint("/json"), DataResponseSerializer()).details?.metrics)
         do {
