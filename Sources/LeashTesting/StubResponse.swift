@@ -44,6 +44,11 @@ public struct StubResponse: Sendable {
     /// A `json(encoding:)` value given no encoder: encoded again, when answered, with the
     /// encoder of the manager the transport serves.
     var jsonValue: StubJSONValue?
+    /// The last response head this answer made, shared by its copies: made again only for
+    /// another URL, status or headers. On Linux, `HTTPURLResponse`'s initializer costs more
+    /// than the whole pipeline's own work for a request, and a test answers the same stub
+    /// many times.
+    let madeHeads = StubResponseHeads()
 
     /// A response.
     public init(status: Int = 200, headers: HTTPHeaders = [:], body: Data = Data(), delay: TimeInterval? = nil) {
@@ -234,14 +239,38 @@ public struct StubResponse: Sendable {
         if let failure {
             return .failure(URLSessionTransport.leashError(for: failure))
         }
-        guard let url = request.url,
-            let response = HTTPURLResponse(
-                url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers.dictionary)
-        else {
+        guard let url = request.url, let response = madeHeads.head(url: url, status: status, headers: headers) else {
             return .failure(.invalidResponse(reason: "the stub's status \(status) cannot form a response"))
         }
         let body = request.httpMethod == "HEAD" ? Data() : body
         return .success(TransportResponse(httpResponse: response, data: body))
+    }
+}
+
+/// The last `HTTPURLResponse` a `StubResponse` made (an immutable object, so handing the same
+/// one to several requests for the same URL is safe).
+final class StubResponseHeads: Sendable {
+    private struct Made {
+        let url: URL
+        let status: Int
+        let headers: HTTPHeaders
+        let response: HTTPURLResponse
+    }
+
+    private let last = LockedState<Made?>(nil)
+
+    /// The head for `url` with `status` and `headers`: the last one if it was for the same,
+    /// else a new one (nil if Foundation refuses the status).
+    func head(url: URL, status: Int, headers: HTTPHeaders) -> HTTPURLResponse? {
+        if let made = last.withLock({ $0 }), made.url == url, made.status == status, made.headers == headers {
+            return made.response
+        }
+        guard
+            let response = HTTPURLResponse(
+                url: url, statusCode: status, httpVersion: "HTTP/1.1", headerFields: headers.dictionary)
+        else { return nil }
+        last.withLock { $0 = Made(url: url, status: status, headers: headers, response: response) }
+        return response
     }
 }
 
