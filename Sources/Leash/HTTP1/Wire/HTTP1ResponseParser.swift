@@ -599,8 +599,9 @@ enum HTTP1ResponseSyntax {
         malformed: (String) -> HTTP1ResponseError
     ) throws(HTTP1ResponseError) -> [(name: String, value: String)] {
         var fields: [(name: String, value: String)] = []
-        // Most fields take 20 to 60 bytes: one allocation instead of one per doubling.
-        fields.reserveCapacity(bytes.count / 32)
+        // Most fields take 20 to 60 bytes (short ones are common: `Content-Length: 123`):
+        // one allocation, rarely too small, instead of one per doubling.
+        fields.reserveCapacity(bytes.count / 16 + 1)
         while let range = lines.next(), !range.isEmpty {
             let line = UnsafeRawBufferPointer(rebasing: bytes[range])
             if isWhitespace(line[0]) {
@@ -680,14 +681,18 @@ enum HTTP1ResponseSyntax {
         var contentLengths: [String] = []
         for field in head.headers {
             if namesEqual(field.name, "connection") {
-                for option in listElements(field.value) {
+                forEachListElement(field.value) { option in
                     closes = closes || equalsIgnoringCase(option, "close".utf8)
                     keepsAlive = keepsAlive || equalsIgnoringCase(option, "keep-alive".utf8)
                 }
             } else if namesEqual(field.name, "transfer-encoding") {
                 // Several fields make one list; what counts is the last coding (RFC 9112 §6.1).
                 hasTransferEncoding = true
-                if let last = listElements(field.value).last(where: { !$0.isEmpty }) {
+                var last: Substring.UTF8View?
+                forEachListElement(field.value) { coding in
+                    if !coding.isEmpty { last = coding }
+                }
+                if let last {
                     isChunked = equalsIgnoringCase(last, "chunked".utf8)
                 }
             } else if namesEqual(field.name, "content-length") {
@@ -710,14 +715,27 @@ enum HTTP1ResponseSyntax {
 
     /// The comma-separated elements of a list value, trimmed of SP and HTAB (empty ones kept).
     static func listElements(_ value: String) -> [Substring.UTF8View] {
-        value.utf8.split(separator: 0x2C, omittingEmptySubsequences: false).map { element in
-            var lower = element.startIndex
-            var upper = element.endIndex
-            while lower < upper && isWhitespace(element[lower]) { element.formIndex(after: &lower) }
-            while upper > lower && isWhitespace(element[element.index(before: upper)]) {
-                element.formIndex(before: &upper)
-            }
-            return element[lower..<upper]
+        var elements: [Substring.UTF8View] = []
+        forEachListElement(value) { elements.append($0) }
+        return elements
+    }
+
+    /// Calls `body` with each comma-separated element of a list value, in order, trimmed of
+    /// SP and HTAB (empty ones included): what `listElements` returns, without building
+    /// arrays (every response's `Connection` field is read so).
+    static func forEachListElement(_ value: String, _ body: (Substring.UTF8View) -> Void) {
+        let bytes = Substring(value).utf8
+        var start = bytes.startIndex
+        while true {
+            var end = start
+            while end < bytes.endIndex && bytes[end] != 0x2C { bytes.formIndex(after: &end) }
+            var lower = start
+            var upper = end
+            while lower < upper && isWhitespace(bytes[lower]) { bytes.formIndex(after: &lower) }
+            while upper > lower && isWhitespace(bytes[bytes.index(before: upper)]) { bytes.formIndex(before: &upper) }
+            body(bytes[lower..<upper])
+            guard end < bytes.endIndex else { return }
+            start = bytes.index(after: end)
         }
     }
 
