@@ -75,14 +75,14 @@ final class RetryReadmeExampleTests: LoopbackIntegrationCase {
         XCTAssertEqual(observer.events.compactMap { $0.value.element?.value }, [[Item(id: 1)]])
     }
 
-    func testReadme_sharingTransport() throws {
+    func testReadme_sharingRequestsInFlight() throws {
         server.route("GET", "/items", response: LoopbackResponse.json(Data(#"[{"id":1}]"#.utf8)).delayed(by: 0.3))
         let baseURL = server.baseURL.absoluteString
 
         // README begin: sharing
         let manager = try Manager.Builder()
             .url(baseURL)
-            .transport(SharingTransport(wrapping: URLSessionTransport.shared))
+            .sharesRequestsInFlight()
             .build()
         let client = Client(manager: manager)
         // README end

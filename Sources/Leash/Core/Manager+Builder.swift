@@ -45,6 +45,7 @@ extension Manager {
         var totalLimit = 64
         var limitsRequests = false
         var credentialHandling = CredentialHandling.none
+        var sharesInFlight = false
         var transferDirectoryValue: URL?
 
         /// Starts with nothing set.
@@ -228,6 +229,25 @@ extension Manager {
         @discardableResult
         public func transport(_ value: Transport) -> Self {
             transportValue = value
+            return self
+        }
+
+        /// Lets identical GET requests in flight at the same time share one request: the
+        /// same URL and the same headers (names compared case-insensitively), no body.
+        ///
+        /// Every execution that joins a flight gets the same response (or failure) and runs
+        /// its own interceptors, validation and decoding on it; it never waits for a place
+        /// of `maximumRequests(perHost:total:)`, which only the flight's own request takes.
+        /// Disposing an execution only lets it go: the request is cancelled when the last
+        /// one does. Nothing is cached: a request made after the flight answered is sent
+        /// again. Uploads, downloads, streams and other methods are never shared.
+        ///
+        /// Opt-in, because sharing assumes the server's answer does not depend on how many
+        /// times it was asked. (`SharingTransport` from `LeashInterceptors`, given as the
+        /// transport, does the same.)
+        @discardableResult
+        public func sharesRequestsInFlight() -> Self {
+            sharesInFlight = true
             return self
         }
 

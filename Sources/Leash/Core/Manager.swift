@@ -91,9 +91,20 @@ public final class Manager: @unchecked Sendable {
         self.timeout = builder.timeoutValue
         self.idleTimeout = builder.idleTimeoutValue
         self.acceptableStatusCodes = builder.statusCodes
-        self.transport = builder.transportValue ?? Manager.defaultTransport
-        (transport as? JSONEncoderAdopting)?.adopt(jsonEncoder: builder.encoder)
-        self.directTransport = transport as? DirectTransport
+        let transport = builder.transportValue ?? Manager.defaultTransport
+        self.transport = transport
+        // A sharing transport is not sent through: its flights become the pipeline's and the
+        // transport it wraps is run as any other (see `RequestSharingTransport`).
+        var sender = transport
+        var flights = builder.sharesInFlight ? InFlightRequests() : nil
+        while let sharing = sender as? RequestSharingTransport {
+            flights = flights ?? sharing.flights
+            sender = sharing.base
+        }
+        self.sender = sender
+        self.flights = flights
+        (sender as? JSONEncoderAdopting)?.adopt(jsonEncoder: builder.encoder)
+        self.directTransport = sender as? DirectTransport
         self.callbackQueue = builder.queue
         self.maximumRetryCount = builder.retryLimit
         self.redirectPolicy = builder.redirectPolicyValue
@@ -105,8 +116,8 @@ public final class Manager: @unchecked Sendable {
         // The transports that connect are what the limits keep requests out of (URLSession's
         // own queue, `HTTP1Transport`'s pool): other transports (a `StubTransport`) have none
         // unless asked.
-        if builder.limitsRequests || transport is URLSessionTransport || transport is HTTP1Transport {
-            let perHost = builder.perHostLimit ?? Self.connectionLimit(of: transport)
+        if builder.limitsRequests || sender is URLSessionTransport || sender is HTTP1Transport {
+            let perHost = builder.perHostLimit ?? Self.connectionLimit(of: sender)
             let total = max(perHost, builder.totalLimit)
             self.maximumRequestsPerHost = perHost
             self.maximumRequests = total
@@ -183,9 +194,14 @@ public final class Manager: @unchecked Sendable {
     /// `Builder.transferDirectory(_:)`).
     let transferDirectory: URL
 
-    /// `transport`, if the pipeline can start it directly (found once, here, rather than
+    /// `sender`, if the pipeline can start it directly (found once, here, rather than
     /// with a cast per request).
     let directTransport: DirectTransport?
+    /// The transport requests go to: `transport`, or the one a sharing transport wraps.
+    let sender: Transport
+    /// The identical GETs in flight, when this manager shares them (`sharesRequestsInFlight()`,
+    /// or a `SharingTransport` given as its transport): joined before the request limits.
+    let flights: InFlightRequests?
 
     /// Where deadlines are kept on the default scheduler (`nil` on another, which runs
     /// them itself: a `TestScheduler`, in virtual time).

@@ -29,10 +29,17 @@ import Rx
 /// Opt-in, because sharing assumes the server's answer does not depend on how many times
 /// it was asked. Each execution still runs its own interceptors, validation and
 /// decoding on the shared response. Thread-safe.
-public final class SharingTransport: Transport {
+///
+/// Given to a manager, it loses nothing of the transport it wraps: the manager sends through
+/// `base` itself (its direct path, its per-host limits, the manager's credential handling)
+/// and shares in its pipeline with this transport's table, before the limits (a request that
+/// joins a flight never waits for a place). `Manager.Builder.sharesRequestsInFlight()` does
+/// the same without a wrapper.
+public final class SharingTransport: Transport, RequestSharingTransport {
     /// The transport requests are sent with.
     public let base: Transport
-    private let inFlight = InFlightRequests()
+    /// Who waits for which request; a manager given this transport shares through it too.
+    package let flights = InFlightRequests()
 
     /// Shares the GET requests sent with `base`.
     public init(wrapping base: Transport) {
@@ -41,13 +48,13 @@ public final class SharingTransport: Transport {
 
     /// How many underlying requests are in flight (shared or not yet answered): for
     /// diagnostics and tests.
-    public var inFlightCount: Int { inFlight.count }
+    public var inFlightCount: Int { flights.count }
 
     /// Sends `request`, joining an identical GET already in flight if there is one.
     public func send(_ request: URLRequest) -> Observable<TransportResponse> {
         guard let key = SharingKey(sharing: request) else { return base.send(request) }
         let base = self.base
-        let inFlight = self.inFlight
+        let inFlight = self.flights
         let carried = SharedRequest(request)
         return Observable.create { observer in
             let ticket = inFlight.join(key, observer)

@@ -178,6 +178,16 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
             if heldBack { return }
         }
         let manager = execution.manager
+        // Identical GETs in flight share one request (`Manager.flights`), joined before the
+        // limits: only the flight's own request takes a place. A request whose progress is
+        // observed (an event stream's) shares too, its answer in memory: its progress is then
+        // only the end, as over a transport without `transfer`.
+        if let flights = manager.flights, case .request = execution.recipe.kind,
+            transfer.map({ $0.body == .inRequest && $0.destination == .memory }) ?? true,
+            let key = SharingKey(sharing: step.request)
+        {
+            return join(flights, key, step)
+        }
         // A stream or a WebSocket has a connection of its own: it never waits for a place.
         guard !execution.recipe.kind.hasOwnConnection, let dispatcher = manager.dispatcher else {
             return launch(step, transfer, place: nil)
@@ -199,6 +209,22 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
         }
         // A place freed up meanwhile: it is this request's.
         if queued == false { launch(step, transfer, place: place) }
+    }
+
+    /// Joins the flight of identical requests for `key`, opening it (and sending its request,
+    /// which the flight owns) if none can be joined: the flight's answer comes to this attempt
+    /// as a transport's would. Leaving the flight (a dispose, a retry, a suspend) cancels its
+    /// request only if no other execution still waits for it.
+    private func join(_ flights: InFlightRequests, _ key: SharingKey, _ step: Step) {
+        guard isLive else { return }
+        // Reported first: a flight that already answers may answer this attempt at once.
+        execution.progress(.requestSent(step.request, attempt: number))
+        let ticket = flights.join(key, AnyObserver(TransportObserver(attempt: self, step: step)))
+        let membership = Disposables.create { flights.leave(ticket) }
+        guard keep(membership, step) else { return membership.dispose() }
+        guard let connection = ticket.connection else { return }
+        connection.setDisposable(
+            SharedFlight.start(step.request, manager: execution.manager, flight: ticket.flight, flights: flights))
     }
 
     /// The request as the transport's `transfer` takes it, or `nil` for a plain request
@@ -256,10 +282,10 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
         let subscription: Disposable
         if let transfer {
             let observer = TransferObserver(attempt: self, step: step.with(transfer.urlRequest), place: place)
-            (answer, subscription) = (observer, manager.transport.transfer(transfer).subscribe(observer))
+            (answer, subscription) = (observer, manager.sender.transfer(transfer).subscribe(observer))
         } else {
             // A WebSocket's upgrade goes through its own transport.
-            let transport: any Transport = upgrade ?? manager.transport
+            let transport: any Transport = upgrade ?? manager.sender
             let observer = TransportObserver(attempt: self, step: step, place: place)
             (answer, subscription) = (observer, transport.send(step.request).subscribe(observer))
         }

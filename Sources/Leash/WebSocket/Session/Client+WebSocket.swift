@@ -11,7 +11,7 @@ extension Client {
         return Observable.create { [self] observer in
             let run = WebSocketRun(
                 client: self, endpoint: endpoint.value, options: options,
-                connector: options.connector ?? (manager.transport as? any WebSocketConnectorProviding)?
+                connector: options.connector ?? (manager.sender as? any WebSocketConnectorProviding)?
                     .webSocketConnector ?? WebSocketByteStreams.connector, observer: observer)
             run.connect()
             return run

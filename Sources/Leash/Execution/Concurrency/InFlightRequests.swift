@@ -1,12 +1,13 @@
-import Leash
 import Rx
 
-/// The requests a `SharingTransport` has in flight and who waits for each.
+/// Identical requests in flight and who waits for each: the table of a manager that shares
+/// them (`Manager.Builder.sharesRequestsInFlight()`, or a `SharingTransport` given to it),
+/// and of a `SharingTransport` used on its own.
 ///
 /// One lock guards everything, so that joining a flight and that flight's response are
 /// ordered: a subscriber either joins before the response (and gets it) or finds the
 /// flight closed and starts a new one. Observers are called after the lock is released.
-final class InFlightRequests: Sendable {
+package final class InFlightRequests: Sendable {
     /// One underlying request and its subscribers.
     private struct Flight {
         let key: SharingKey
@@ -25,20 +26,23 @@ final class InFlightRequests: Sendable {
     }
 
     /// A subscriber's place in a flight.
-    struct Ticket: Sendable {
-        let flight: Int
-        let subscriber: Int
+    package struct Ticket: Sendable {
+        package let flight: Int
+        package let subscriber: Int
         /// Set for the subscriber that opened the flight: it must connect it.
-        let connection: SingleAssignmentDisposable?
+        package let connection: SingleAssignmentDisposable?
     }
 
     private let state = LockedState(State())
 
+    /// An empty table.
+    package init() {}
+
     /// The flights not yet finished.
-    var count: Int { state.withLock { $0.flights.count } }
+    package var count: Int { state.withLock { $0.flights.count } }
 
     /// Adds `observer` to the flight for `key`, opening one if none can be joined.
-    func join(_ key: SharingKey, _ observer: AnyObserver<TransportResponse>) -> Ticket {
+    package func join(_ key: SharingKey, _ observer: AnyObserver<TransportResponse>) -> Ticket {
         state.withLock { state in
             state.nextID += 1
             let subscriber = state.nextID
@@ -61,7 +65,7 @@ final class InFlightRequests: Sendable {
     /// the response ends the flight and each subscriber gets it with its completion at
     /// once. (Waiting for the transport's own completion would leave the flight listed
     /// after every subscriber had finished.) The completion that follows finds nothing.
-    func deliver(_ event: Event<TransportResponse>, flight id: Int) {
+    package func deliver(_ event: Event<TransportResponse>, flight id: Int) {
         let subscribers = state.withLock { state -> [AnyObserver<TransportResponse>] in
             guard let flight = state.flights.removeValue(forKey: id) else { return [] }
             if state.joinable[flight.key] == id { state.joinable[flight.key] = nil }
@@ -74,7 +78,7 @@ final class InFlightRequests: Sendable {
     }
 
     /// Removes a subscriber; the last one to leave an unfinished flight cancels it.
-    func leave(_ ticket: Ticket) {
+    package func leave(_ ticket: Ticket) {
         let cancelled = state.withLock { state -> Disposable? in
             guard var flight = state.flights[ticket.flight],
                 flight.subscribers.removeValue(forKey: ticket.subscriber) != nil
