@@ -71,12 +71,26 @@ let package = Package(
             dependencies: [
                 .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
                 .product(name: "RxLeash", package: "Leash"), "LoopbackServer", "MallocCounter", "BenchmarkSupport",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                "LeashAsyncHTTPClient", .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOFoundationCompat", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
             path: "Sources/PeerBenchmarks"
+        ),
+        // A Leash `Transport` over AsyncHTTPClient, for server-side users who run SwiftNIO
+        // already. It lives here, not in the root package, because the root package has no
+        // dependencies; see its source for what it carries.
+        .target(
+            name: "LeashAsyncHTTPClient",
+            dependencies: [
+                .product(name: "Leash", package: "Leash"), .product(name: "Rx", package: "Leash"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOConcurrencyHelpers", package: "swift-nio"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Sources/LeashAsyncHTTPClient"
         ),
         // The durable outbox (`LeashOutbox`): enqueue latency (one SQLite commit each), delivery
         // rate against a plain loop of `client.execute` on the same loopback server, and memory
@@ -119,6 +133,18 @@ let package = Package(
                 "net-benchmarks", .product(name: "Leash", package: "Leash"),
                 .product(name: "LeashTesting", package: "Leash"), .product(name: "Rx", package: "Leash"),
                 "LoopbackServer", "MallocCounter",
+            ]
+        ),
+        // `AsyncHTTPClientTransport` under Leash's pipeline against the loopback server: plain
+        // requests, interceptors, a token-refresh storm, cancellation, timeouts, errors.
+        .testTarget(
+            name: "LeashAsyncHTTPClientTests",
+            dependencies: [
+                "LeashAsyncHTTPClient", "LoopbackServer", .product(name: "Leash", package: "Leash"),
+                .product(name: "Rx", package: "Leash"), .product(name: "RxLeash", package: "Leash"),
+                .product(name: "RxTesting", package: "Leash"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOPosix", package: "swift-nio"),
             ]
         ),
     ],

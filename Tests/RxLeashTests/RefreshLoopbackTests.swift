@@ -28,31 +28,7 @@ final class RefreshLoopbackTests: LoopbackIntegrationCase {
         let rejected = SpecLocked(0)
         /// Holds `/items` answers until every request of a storm has been started, so that
         /// all of them are built with the expired token (URLSession sends a few at a time).
-        let hold = StormHold()
-    }
-
-    /// A latch the server's handlers wait on (on their own connection threads).
-    private final class StormHold: @unchecked Sendable {
-        // @unchecked: `isClosed` is behind `condition`.
-        private let condition = NSCondition()
-        private var isClosed = false
-
-        func close() { condition.withLock { isClosed = true } }
-
-        func open() {
-            condition.withLock {
-                isClosed = false
-                condition.broadcast()
-            }
-        }
-
-        /// Waits while closed (at most 30 s, so that a broken test cannot hang the server).
-        func waitWhileClosed() {
-            let deadline = Date(timeIntervalSinceNow: 30)
-            condition.withLock {
-                while isClosed && condition.wait(until: deadline) {}
-            }
-        }
+        let hold = HandlerGate()
     }
 
     /// `challenge`: the `WWW-Authenticate` header `/items`'s 401 carries, if any.

@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import Leash
+import LeashAsyncHTTPClient
 import NIOCore
 import NIOFoundationCompat
 import NIOPosix
@@ -20,6 +21,17 @@ struct PeerMode {
         /// group (one loop per core): the configuration AsyncHTTPClient recommends against the
         /// one that may suit two shared cores better.
         case asyncHTTPClientOneLoop = "AsyncHTTPClient on 1 event loop"
+        /// AsyncHTTPClient's `EventLoopFuture` API: `execute(request:)` with an
+        /// `HTTPClient.Request`, the body collected by its `ResponseAccumulator`, decoded in
+        /// the future's callback; the API `AsyncHTTPClientTransport` is built on.
+        case asyncHTTPClientFuture = "AsyncHTTPClient, EventLoopFuture API"
+        /// `client.rx` through Leash's pipeline over `AsyncHTTPClientTransport` (its own
+        /// client on the singleton group, `recommendedConfiguration`), answers handed to Leash
+        /// on the event loop (the default).
+        case rxAsyncHTTPClient = "leash client.rx over AsyncHTTPClient"
+        /// The same, answers handed to Leash off the event loop, on the transport's delivery
+        /// queues (`deliversOnEventLoop: false`).
+        case rxAsyncHTTPClientOffLoop = "leash client.rx over AsyncHTTPClient, answers off the loop"
     }
 
     let api: API
@@ -71,6 +83,24 @@ final class AsyncHTTPClientPeer: Sendable {
         }
     }
 
+    /// `GET /json` through the `EventLoopFuture` API, decoded in the future's callback;
+    /// `completion` gets `nil` as `get()` returns it.
+    func getWithFuture(completion: @escaping @Sendable (Sample?) -> Void) {
+        let request: HTTPClient.Request
+        do {
+            request = try HTTPClient.Request(url: url, headers: ["Authorization": benchmarkToken])
+        } catch {
+            return completion(nil)
+        }
+        let decoder = self.decoder
+        client.execute(request: request).whenComplete { result in
+            guard case .success(let response) = result, response.status == .ok, let body = response.body else {
+                return completion(nil)
+            }
+            completion(try? decoder.decode(Sample.self, from: body))
+        }
+    }
+
     /// Closes the client's connections, then its own group if it has one (never the
     /// singleton group).
     func shutdown() {
@@ -94,6 +124,13 @@ struct PeerBench {
     /// `HTTP1Transport` of its own.
     let leash: LeashSetup
     let raw: RawClient
+    /// `AsyncHTTPClientTransport`s with clients of their own (shut down by `shutdown()`),
+    /// answering on the event loop and off it, and Leash set up over each as over
+    /// `HTTP1Transport`.
+    let asyncHTTPClientTransport = AsyncHTTPClientTransport()
+    let asyncHTTPClientTransportOffLoop = AsyncHTTPClientTransport(deliversOnEventLoop: false)
+    let leashOverAsyncHTTPClient: LeashSetup
+    let leashOverAsyncHTTPClientOffLoop: LeashSetup
 
     init(server: ServerProcess) {
         self.server = server
@@ -101,6 +138,21 @@ struct PeerBench {
         asyncHTTPClientOneLoop = AsyncHTTPClientPeer(baseURL: server.baseURL, eventLoops: 1)
         leash = LeashSetup(baseURL: server.baseURL, transport: HTTP1Transport())
         raw = RawClient(baseURL: server.baseURL)
+        leashOverAsyncHTTPClient = LeashSetup(baseURL: server.baseURL, transport: asyncHTTPClientTransport)
+        leashOverAsyncHTTPClientOffLoop = LeashSetup(
+            baseURL: server.baseURL, transport: asyncHTTPClientTransportOffLoop)
+    }
+
+    /// Shuts every AsyncHTTPClient down.
+    func shutdown() {
+        asyncHTTPClient.shutdown()
+        asyncHTTPClientOneLoop.shutdown()
+        do {
+            try asyncHTTPClientTransport.syncShutdown()
+            try asyncHTTPClientTransportOffLoop.syncShutdown()
+        } catch {
+            fail("cannot shut AsyncHTTPClientTransport down: \(error)")
+        }
     }
 
     /// `total` requests of `mode`, checked: each decoded to the expected value, each seen by
@@ -122,8 +174,20 @@ struct PeerBench {
             return Scenario(name: mode.name, operations: total, expect: expect, observe: served) {
                 RawScenarios.transport(transport, url: url, total: total, inFlight: mode.concurrency)
             }
-        case .rx:
-            let leash = self.leash
+        case .asyncHTTPClientFuture:
+            let peer = asyncHTTPClient
+            return Scenario(name: mode.name, operations: total, expect: expect, observe: served) {
+                closedLoop(total: total, inFlight: mode.concurrency) { completion in
+                    peer.getWithFuture(completion: completion)
+                }
+            }
+        case .rx, .rxAsyncHTTPClient, .rxAsyncHTTPClientOffLoop:
+            let leash =
+                switch mode.api {
+                case .rxAsyncHTTPClient: leashOverAsyncHTTPClient
+                case .rxAsyncHTTPClientOffLoop: leashOverAsyncHTTPClientOffLoop
+                default: self.leash
+                }
             return Scenario(
                 name: mode.name, operations: total,
                 expect: Tally(values: total, served: total, interceptorCalls: 3 * total),

@@ -13,14 +13,19 @@ import Foundation
 // | leash client.rx over HTTP1Transport | `client.rx.execute` with net-benchmarks' setup: logger, validator, authenticator |
 // | raw URLSession | `dataTask` with a completion handler, as net-benchmarks' `raw URLSession` |
 // | AsyncHTTPClient on 1 event loop | the same as AsyncHTTPClient, on a `MultiThreadedEventLoopGroup` of one thread of its own |
+// | AsyncHTTPClient, EventLoopFuture API | `client.execute(request:)` with an `HTTPClient.Request` on the same client as the first row, the body collected by AsyncHTTPClient's `ResponseAccumulator` and decoded in the future's callback; 64 in flight are 64 chains of callbacks, as for Leash |
+// | leash client.rx over AsyncHTTPClient | the same as `leash client.rx over HTTP1Transport` over `AsyncHTTPClientTransport` (target `LeashAsyncHTTPClient`): its own client on the singleton group, `recommendedConfiguration`, answers handed to Leash on the event loop (the default) |
+// | leash client.rx over AsyncHTTPClient, answers off the loop | the same, answers handed to Leash on the transport's delivery queues (`deliversOnEventLoop: false`) |
 //
 // The first row is AsyncHTTPClient as its documentation recommends (`.singleton`, which
-// `HTTPClient.shared` also uses: one event loop per core); the last, one loop, which on two
-// cores shared with the server child and Swift's concurrency pool can do better. Each row is
-// rated against the first at the same concurrency. Each client keeps its default limit of
-// connections to one host: 8 for AsyncHTTPClient (a soft limit), 6 for HTTP1Transport and
-// URLSession. All ten scenarios run side by side, alternating (the order rotated each round),
-// medians of 9 runs after a warm-up; mallocs from one more, shorter run of each, counted.
+// `HTTPClient.shared` also uses: one event loop per core); `AsyncHTTPClient on 1 event loop`,
+// one loop, which on two cores shared with the server child and Swift's concurrency pool can
+// do better. Each row is rated against the first at the same concurrency. Each client keeps
+// its default limit of connections to one host: 8 for AsyncHTTPClient (a soft limit, Leash's
+// rows over it included: a manager sets no limits of its own over a transport other than
+// URLSession's or HTTP1Transport), 6 for HTTP1Transport and URLSession. All scenarios run
+// side by side, alternating (the order rotated each round), medians of 9 runs after a
+// warm-up; mallocs from one more, shorter run of each, counted.
 //
 //     swift run -c release --package-path Benchmarks peer-benchmarks [--requests N] [--only "A | B"]
 //
@@ -67,8 +72,7 @@ let countedRequests = max(requests / 8, 64)
 for (index, mode) in chosen.enumerated() {
     timings[index].allocations = countAllocations(bench.scenario(mode, total: countedRequests))
 }
-bench.asyncHTTPClient.shutdown()
-bench.asyncHTTPClientOneLoop.shutdown()
+bench.shutdown()
 server.stop()
 
 /// `value` with `decimals` decimals, its thousands grouped.

@@ -2,7 +2,8 @@ import Foundation
 import XCTest
 
 /// Every Swift code block of the README is compiled: each one appears, line for line, in a
-/// test or in the tour (`Playgrounds/`), which the build compiles and CI runs.
+/// test (the root package's, or `Benchmarks/Tests` for the AsyncHTTPClient transport, which CI
+/// builds and runs too) or in the tour (`Playgrounds/`), which the build compiles and CI runs.
 ///
 /// Lines are compared without their indentation (a snippet sits inside a test method).
 /// The package-manifest block (the dependency line) cannot be compiled in a test; it is
@@ -16,7 +17,7 @@ final class ReadmeCodeBlocksTests: XCTestCase {
         let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
         let blocks = Self.swiftBlocks(in: readme)
         XCTAssertGreaterThan(blocks.count, 5, "the README has Swift examples")
-        let sources = try Self.sources(under: ["Tests", "Playgrounds"]).map(Self.normalizedLines)
+        let sources = try Self.sources(under: ["Tests", "Playgrounds", "Benchmarks/Tests"]).map(Self.normalizedLines)
         for block in blocks where !Self.isManifest(block) {
             let lines = Self.normalizedLines(block)
             let found = sources.contains { Self.contains($0, lines) }
