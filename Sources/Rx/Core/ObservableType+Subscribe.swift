@@ -33,10 +33,13 @@ extension ObservableType {
             }
         }
         let source = asObservable()
+        // `traitAttach`: a source that ended during `run` (`just`, `from` on a running
+        // trampoline…) has already disposed the sink, and its subscription is disposed at
+        // once instead of being stored.
         if CurrentThreadScheduler.isScheduleRequired {
-            CurrentThreadScheduler.runTrampolined { sink.attach(source.run(observer)) }
+            CurrentThreadScheduler.runTrampolined { sink.traitAttach(source.run(observer)) }
         } else {
-            sink.attach(source.run(observer))
+            sink.traitAttach(source.run(observer))
         }
         return sink
     }

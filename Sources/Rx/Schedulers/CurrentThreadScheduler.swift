@@ -45,7 +45,13 @@ public final class CurrentThreadScheduler: ImmediateSchedulerType {
     static func runTrampolined<Result>(_ body: () -> Result) -> Result {
         setTrampolineSlot(activeMarker)
         let result = body()
-        drainTrampoline()
+        // Nothing was queued (the usual case): the slot still holds the marker, so one read
+        // and one write end the trampoline, without the draining loop.
+        if trampolineSlot() == activeMarker {
+            setTrampolineSlot(nil)
+        } else {
+            drainTrampoline()
+        }
         return result
     }
 
