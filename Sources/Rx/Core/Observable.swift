@@ -28,10 +28,7 @@ public class Observable<Element>: ObservableType, @unchecked Sendable {
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
         let anyObserver = AnyObserver(observer)
-        if CurrentThreadScheduler.isScheduleRequired {
-            return CurrentThreadScheduler.runTrampolined { run(anyObserver) }
-        }
-        return run(anyObserver)
+        return CurrentThreadScheduler.withTrampoline { run(anyObserver) }
     }
 
     /// Starts the work of the sequence for `observer`. Overridden by every producer.

@@ -36,11 +36,7 @@ extension ObservableType {
         // `traitAttach`: a source that ended during `run` (`just`, `from` on a running
         // trampoline…) has already disposed the sink, and its subscription is disposed at
         // once instead of being stored.
-        if CurrentThreadScheduler.isScheduleRequired {
-            CurrentThreadScheduler.runTrampolined { sink.traitAttach(source.run(observer)) }
-        } else {
-            sink.traitAttach(source.run(observer))
-        }
+        CurrentThreadScheduler.withTrampoline { sink.traitAttach(source.run(observer)) }
         return sink
     }
 

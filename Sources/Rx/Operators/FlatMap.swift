@@ -345,11 +345,7 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
                     return state.delivery.submit(.next(element))
                 })
         }
-        if CurrentThreadScheduler.isScheduleRequired {
-            CurrentThreadScheduler.runTrampolined(play)
-        } else {
-            play()
-        }
+        CurrentThreadScheduler.withTrampoline(play)
     }
 
     @inlinable
@@ -453,18 +449,11 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
                 self.innerOn(.next(element), id: id)
                 self.innerOn(.completed, id: id)
             }
-            if CurrentThreadScheduler.isScheduleRequired {
-                CurrentThreadScheduler.runTrampolined(play)
-            } else {
-                play()
-            }
+            CurrentThreadScheduler.withTrampoline(play)
             return NopDisposable()
         }
         let observer = AnyObserver { self.innerOn($0, id: id) }
-        if CurrentThreadScheduler.isScheduleRequired {
-            return CurrentThreadScheduler.runTrampolined { observable.run(observer) }
-        }
-        return observable.run(observer)
+        return CurrentThreadScheduler.withTrampoline { observable.run(observer) }
     }
 
     /// An event from inner sequence `id`.

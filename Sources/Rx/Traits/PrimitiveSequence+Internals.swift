@@ -201,11 +201,7 @@ final class TraitScalarFlatMapProducer<Source, InnerTrait, Result>: Observable<R
             }
             if let inner = sequence.source as? TraitScalarProducer<Result> {
                 // On the trampoline if none runs, as `traitSubscribeInner` would have.
-                if CurrentThreadScheduler.isScheduleRequired {
-                    CurrentThreadScheduler.runTrampolined { inner.emit(inner, observer) }
-                } else {
-                    inner.emit(inner, observer)
-                }
+                CurrentThreadScheduler.withTrampoline { inner.emit(inner, observer) }
                 return NopDisposable()
             }
             // As `TraitFlatMapSink.on` would have done with the element, then the source's
@@ -365,10 +361,7 @@ extension Observable {
     /// none runs on this thread) but without its generic observer conversion.
     @inlinable
     func traitSubscribeInner(_ observer: AnyObserver<Element>) -> Disposable {
-        if CurrentThreadScheduler.isScheduleRequired {
-            return CurrentThreadScheduler.runTrampolined { run(observer) }
-        }
-        return run(observer)
+        return CurrentThreadScheduler.withTrampoline { run(observer) }
     }
 
     /// Subscribes `observer` through `sink`, on the trampoline if none runs on this
@@ -377,11 +370,7 @@ extension Observable {
     // call (callgrind, `single_chain`: about 110 instructions more per subscription).
     @inlinable @inline(__always)
     func traitSubscribe<Core: SubscriptionCore>(_ sink: Core, observer: AnyObserver<Element>) -> Disposable {
-        if CurrentThreadScheduler.isScheduleRequired {
-            CurrentThreadScheduler.runTrampolined { sink.traitAttach(run(observer)) }
-        } else {
-            sink.traitAttach(run(observer))
-        }
+        CurrentThreadScheduler.withTrampoline { sink.traitAttach(run(observer)) }
         return sink
     }
 }
