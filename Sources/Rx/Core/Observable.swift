@@ -51,6 +51,11 @@ public class Observable<Element>: ObservableType, @unchecked Sendable {
     @inlinable
     var isJust: Bool { false }
 
+    /// Whether this is a `TraitScalarProducer`, which trait operators fuse with; a method
+    /// rather than a cast for the same reasons as `isJust`.
+    @inlinable
+    var isTraitScalar: Bool { false }
+
     /// An observable whose subscription runs `subscribe`, without the guard that
     /// `Observable.create` adds: internal operators ensure the grammar themselves.
     @inlinable

@@ -34,6 +34,9 @@ class TraitScalarProducer<Element>: Observable<Element>, @unchecked Sendable {
     }
 
     @inlinable
+    override var isTraitScalar: Bool { true }
+
+    @inlinable
     override func run(_ observer: AnyObserver<Element>) -> Disposable {
         emit(self, observer)
         return NopDisposable()
@@ -97,7 +100,8 @@ extension Observable {
     static func traitMap<Source>(
         _ source: Observable<Source>, _ transform: @escaping @Sendable (Source) throws -> Element
     ) -> Observable<Element> {
-        if let scalar = source as? TraitScalarProducer<Source> {
+        if source.isTraitScalar {
+            let scalar = unsafeDowncast(source, to: TraitScalarProducer<Source>.self)
             return TraitScalarMapProducer(source: scalar, transform: transform)
         }
         return TraitMapProducer(source: source, transform: transform)
@@ -110,7 +114,8 @@ extension Observable {
         _ source: Observable<Source>,
         _ selector: @escaping @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Element>
     ) -> Observable<Element> {
-        if let scalar = source as? TraitScalarProducer<Source> {
+        if source.isTraitScalar {
+            let scalar = unsafeDowncast(source, to: TraitScalarProducer<Source>.self)
             return TraitScalarFlatMapProducer(source: scalar, selector: selector)
         }
         return TraitFlatMapProducer(source: source, selector: selector)
@@ -199,7 +204,8 @@ final class TraitScalarFlatMapProducer<Source, InnerTrait, Result>: Observable<R
                 observer.on(.error(error))
                 return NopDisposable()
             }
-            if let inner = sequence.source as? TraitScalarProducer<Result> {
+            if sequence.source.isTraitScalar {
+                let inner = unsafeDowncast(sequence.source, to: TraitScalarProducer<Result>.self)
                 // On the trampoline if none runs, as `traitSubscribeInner` would have.
                 CurrentThreadScheduler.withTrampoline { inner.emit(inner, observer) }
                 return NopDisposable()
