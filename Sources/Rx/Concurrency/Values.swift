@@ -64,11 +64,7 @@ final class ValuesSink<Continuation: ValuesContinuation>: SubscriptionCore, @unc
         // Set before subscribing: a synchronous source may finish the stream during
         // `subscribe`, and the handler is what breaks the sink ↔ continuation cycle.
         continuation.whenTerminated { sink.dispose() }
-        if CurrentThreadScheduler.isScheduleRequired {
-            CurrentThreadScheduler.runTrampolined { sink.attach(source.run(AnyObserver { sink.on($0) })) }
-        } else {
-            sink.attach(source.run(AnyObserver { sink.on($0) }))
-        }
+        CurrentThreadScheduler.withTrampoline { sink.attach(source.run(AnyObserver { sink.on($0) })) }
     }
 
     func on(_ event: Event<Continuation.Element>) {

@@ -28,10 +28,7 @@ public class Observable<Element>: ObservableType, @unchecked Sendable {
     public func subscribe<Observer: ObserverType>(_ observer: Observer) -> Disposable
     where Observer.Element == Element {
         let anyObserver = AnyObserver(observer)
-        if CurrentThreadScheduler.isScheduleRequired {
-            return CurrentThreadScheduler.runTrampolined { run(anyObserver) }
-        }
-        return run(anyObserver)
+        return CurrentThreadScheduler.withTrampoline { run(anyObserver) }
     }
 
     /// Starts the work of the sequence for `observer`. Overridden by every producer.
@@ -44,6 +41,20 @@ public class Observable<Element>: ObservableType, @unchecked Sendable {
     /// This observable.
     @inlinable
     public func asObservable() -> Observable<Element> { self }
+
+    /// Whether this is a `JustProducer`, for operators that fuse with `just` (`map`).
+    ///
+    /// A method rather than a cast: where the optimiser knows the producer (as in
+    /// `Observable.just(x).map(f)`), it devirtualises the call and folds the branch, which a
+    /// cast of the stored source it does not, and the producers then stay on the stack.
+    /// Elsewhere it costs one virtual call returning a `Bool`.
+    @inlinable
+    var isJust: Bool { false }
+
+    /// Whether this is a `TraitScalarProducer`, which trait operators fuse with; a method
+    /// rather than a cast for the same reasons as `isJust`.
+    @inlinable
+    var isTraitScalar: Bool { false }
 
     /// An observable whose subscription runs `subscribe`, without the guard that
     /// `Observable.create` adds: internal operators ensure the grammar themselves.
@@ -102,10 +113,13 @@ final class JustProducer<Element>: Observable<Element>, @unchecked Sendable {
     }
 
     @inlinable
+    override var isJust: Bool { true }
+
+    @inlinable
     override func run(_ observer: AnyObserver<Element>) -> Disposable {
         observer.on(.next(element))
         observer.on(.completed)
-        return NopDisposable.instance
+        return NopDisposable()
     }
 }
 

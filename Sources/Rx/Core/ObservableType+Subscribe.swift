@@ -33,11 +33,10 @@ extension ObservableType {
             }
         }
         let source = asObservable()
-        if CurrentThreadScheduler.isScheduleRequired {
-            CurrentThreadScheduler.runTrampolined { sink.attach(source.run(observer)) }
-        } else {
-            sink.attach(source.run(observer))
-        }
+        // `traitAttach`: a source that ended during `run` (`just`, `from` on a running
+        // trampoline…) has already disposed the sink, and its subscription is disposed at
+        // once instead of being stored.
+        CurrentThreadScheduler.withTrampoline { sink.traitAttach(source.run(observer)) }
         return sink
     }
 

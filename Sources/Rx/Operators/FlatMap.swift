@@ -316,12 +316,36 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
     func admitMerged(_ element: SourceElement) {
         let inner: Inner
         do { inner = try selector(element) } catch { return fail(error) }
+        let observable = inner.asObservable()
+        if type(of: observable) == JustProducer<Output>.self {
+            return mergeJust(unsafeDowncast(observable, to: JustProducer<Output>.self).element)
+        }
         let id = shared.withLock { state -> Int? in
             guard state.isLive else { return nil }
             state.active += 1
             return state.beginInner()
         }
         if let id { subscribeInner(inner, id: id) }
+    }
+
+    /// `flatMap` of an inner `just`, played here with one turn of the lock instead of five
+    /// (begin, element, completion, end of subscribing, and the delivery's own).
+    ///
+    /// The general path would count the inner sequence as running, deliver its element, see it
+    /// complete inside its `subscribe` and count it finished again: the same as submitting the
+    /// element alone. The result cannot complete there either, since the source, whose element
+    /// this is, has not completed. As `subscribe(_:id:)` does, the element is delivered on the
+    /// current-thread trampoline if none runs.
+    @inlinable
+    func mergeJust(_ element: Output) {
+        let play = {
+            self.deliver(
+                self.shared.withLock { state -> Event<Output>? in
+                    guard state.isLive else { return nil }
+                    return state.delivery.submit(.next(element))
+                })
+        }
+        CurrentThreadScheduler.withTrampoline(play)
     }
 
     @inlinable
@@ -425,18 +449,11 @@ final class FlatMapSink<SourceElement, Inner: ObservableConvertibleType>: Sink<I
                 self.innerOn(.next(element), id: id)
                 self.innerOn(.completed, id: id)
             }
-            if CurrentThreadScheduler.isScheduleRequired {
-                CurrentThreadScheduler.runTrampolined(play)
-            } else {
-                play()
-            }
-            return NopDisposable.instance
+            CurrentThreadScheduler.withTrampoline(play)
+            return NopDisposable()
         }
         let observer = AnyObserver { self.innerOn($0, id: id) }
-        if CurrentThreadScheduler.isScheduleRequired {
-            return CurrentThreadScheduler.runTrampolined { observable.run(observer) }
-        }
-        return observable.run(observer)
+        return CurrentThreadScheduler.withTrampoline { observable.run(observer) }
     }
 
     /// An event from inner sequence `id`.

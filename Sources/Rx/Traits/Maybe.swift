@@ -204,7 +204,7 @@ extension PrimitiveSequenceType where Trait == MaybeTrait {
     /// The element transformed by `transform`; a thrown error becomes the maybe's error.
     @inlinable
     public func map<Result>(_ transform: @escaping @Sendable (Element) throws -> Result) -> Maybe<Result> {
-        Maybe(raw: TraitMapProducer(source: primitiveSequence.source, transform: transform))
+        Maybe(raw: Observable.traitMap(primitiveSequence.source, transform))
     }
 
     /// The element transformed by `transform`, or nothing when it returns `nil`.
@@ -218,7 +218,7 @@ extension PrimitiveSequenceType where Trait == MaybeTrait {
     public func flatMap<Result>(_ selector: @escaping @Sendable (Element) throws -> Maybe<Result>)
         -> Maybe<Result>
     {
-        Maybe(raw: TraitFlatMapProducer(source: primitiveSequence.source, selector: selector))
+        Maybe(raw: Observable.traitFlatMap(primitiveSequence.source, selector))
     }
 
     /// This maybe as a `Completable`: its element, if any, is dropped.

@@ -159,7 +159,7 @@ extension PrimitiveSequenceType where Trait == SingleTrait {
     /// The element transformed by `transform`; a thrown error becomes the single's error.
     @inlinable
     public func map<Result>(_ transform: @escaping @Sendable (Element) throws -> Result) -> Single<Result> {
-        Single(raw: TraitMapProducer(source: primitiveSequence.source, transform: transform))
+        Single(raw: Observable.traitMap(primitiveSequence.source, transform))
     }
 
     /// The element transformed by `transform`, or nothing when it returns `nil`: a `Maybe`.
@@ -172,19 +172,19 @@ extension PrimitiveSequenceType where Trait == SingleTrait {
     public func flatMap<Result>(_ selector: @escaping @Sendable (Element) throws -> Single<Result>)
         -> Single<Result>
     {
-        Single(raw: TraitFlatMapProducer(source: primitiveSequence.source, selector: selector))
+        Single(raw: Observable.traitFlatMap(primitiveSequence.source, selector))
     }
 
     /// The outcome of the maybe that `selector` makes from the element.
     public func flatMapMaybe<Result>(_ selector: @escaping @Sendable (Element) throws -> Maybe<Result>)
         -> Maybe<Result>
     {
-        Maybe(raw: TraitFlatMapProducer(source: primitiveSequence.source, selector: selector))
+        Maybe(raw: Observable.traitFlatMap(primitiveSequence.source, selector))
     }
 
     /// The outcome of the completable that `selector` makes from the element.
     public func flatMapCompletable(_ selector: @escaping @Sendable (Element) throws -> Completable) -> Completable {
-        Completable(raw: TraitFlatMapProducer(source: primitiveSequence.source, selector: selector))
+        Completable(raw: Observable.traitFlatMap(primitiveSequence.source, selector))
     }
 
     /// This single as a `Maybe` (which always has an element).
