@@ -267,6 +267,43 @@ final class HTTP1ConnectionReuseTests: LoopbackIntegrationCase {
             server.connectionCount, 1, "connections of the requests: \(server.requestLog.map(\.connectionID))")
     }
 
+    /// An execution's event stream hears of its end in place, on the connection's queue; the
+    /// connection is back in the pool before, so the next execution, started as soon as the
+    /// test thread hears, takes it.
+    func testTwentySequentialEventStreams_shareOneConnection_withoutWaitingForThePool() throws {
+        let client = try makeClient { $0.transport(HTTP1Integration.transport()) }
+
+        for index in 0..<20 {
+            let run = HTTP1Integration.run(client, SpecEndpoint("/json"), DataResponseSerializer())
+            XCTAssertEqual(run.value, Data(LoopbackServer.sampleJSON.utf8), "request \(index)")
+        }
+
+        XCTAssertEqual(server.requestCount, 20)
+        XCTAssertEqual(
+            server.connectionCount, 1, "connections of the requests: \(server.requestLog.map(\.connectionID))")
+    }
+
+    /// A request made in an event stream's callback, which runs on the connection's queue,
+    /// and waited for there, is not lent that connection (its answer would wait for the queue
+    /// the callback holds): it goes on another, and the callback gets it.
+    func testARequestMadeAndWaitedForOnTheConnectionsQueue_goesOnAnotherConnection() throws {
+        let client = try makeClient { $0.transport(HTTP1Integration.transport()) }
+        let inner = SpecLocked<Data?>(nil)
+        let done = expectation(description: "the outer execution ended")
+        let subscription = client.eventStream(SpecEndpoint("/json"), serializer: DataResponseSerializer())
+            .subscribe(onCompleted: {
+                let run = HTTP1Integration.run(client, SpecEndpoint("/json"), DataResponseSerializer(), timeout: 5)
+                inner.withLock { $0 = run.value }
+                done.fulfill()
+            })
+        wait(for: [done], timeout: 10)
+        subscription.dispose()
+
+        XCTAssertEqual(inner.value, Data(LoopbackServer.sampleJSON.utf8), "the inner request was answered")
+        XCTAssertEqual(server.requestCount, 2)
+        XCTAssertEqual(server.connectionCount, 2)
+    }
+
     // MARK: (e) the per-host limit
 
     func testSixConcurrentRequestsWithTwoConnectionsPerHost_neverOpenMoreThanTwo_andAllSucceed() throws {

@@ -45,6 +45,24 @@ final class HTTP1Connection: Sendable {
     /// When the connect started and ended, for metrics (nil for a reused connection).
     let connectInterval: DateInterval?
 
+    /// 1 while the answer of its last exchange is reported in place, on its queue.
+    private let reportingInPlace = AtomicInt(0)
+
+    /// Runs `report` (the answer of this connection's exchange, reported in place on its
+    /// queue, where the connection is already back in the pool) marking the connection as
+    /// not to be lent to a request made in that report: such a request, waited for there,
+    /// would wait for the queue it holds.
+    func reportingInPlace(_ report: () -> Void) {
+        reportingInPlace.store(1)
+        defer { reportingInPlace.store(0) }
+        report()
+    }
+
+    /// Whether the caller is inside an in-place report of this connection's answer.
+    var isReportingToCaller: Bool {
+        reportingInPlace.load() == 1 && stream.isOnItsQueue
+    }
+
     init(stream: any WebSocketByteStream, route: HTTP1Route, isReused: Bool, connectInterval: DateInterval?) {
         self.stream = stream
         self.route = route
@@ -189,7 +207,12 @@ final class HTTP1ConnectionPool: Sendable {
         var stale: [HTTP1Connection] = []
         defer { for connection in stale { connection.stream.close() } }
         let decision = state.withLock { state -> LeaseDecision in
-            while !fresh, var idle = state.idle[route], let last = idle.popLast() {
+            // The most recently used first; never one whose answer is being reported, in place,
+            // to the caller (a request made in that report may wait for its answer there).
+            while !fresh, var idle = state.idle[route],
+                let index = idle.lastIndex(where: { !$0.connection.isReportingToCaller })
+            {
+                let last = idle.remove(at: index)
                 state.idle[route] = idle.isEmpty ? nil : idle
                 state.idleCount -= 1
                 if last.connection.stream.hasInputOrHangup {

@@ -16,10 +16,6 @@ protocol HTTP1Output: AnyObject, Sendable {
     func finish(_ result: Result<TransportResponse, LeashError>)
     /// Lets go of the subscriber (the request was disposed): nothing is reported after.
     func release()
-    /// Whether the end is reported off the connection's queue (to an awaiting task, or on a
-    /// delivery queue), so that the connection can be given back before it: the next request,
-    /// even one made and waited for in the subscriber's callback, can take it.
-    var reportsOffConnection: Bool { get }
 }
 
 /// A plain request's output: its one answer, to its observer, through the execution's
@@ -38,7 +34,6 @@ where Observer.Element == TransportResponse {
     }
 
     var wantsEvents: Bool { false }
-    var reportsOffConnection: Bool { true }
 
     func emit(_ event: TransportEvent) {}
 
@@ -82,8 +77,6 @@ final class HTTP1TransferOutput: HTTP1Output, Sendable {
     }
 
     var wantsEvents: Bool { true }
-    /// In place: a transfer's events come in order on the connection's queue, its end too.
-    var reportsOffConnection: Bool { false }
 
     func emit(_ event: TransportEvent) {
         output.on(.next(event))

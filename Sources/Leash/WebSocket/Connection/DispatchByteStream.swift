@@ -182,10 +182,14 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
         }
     }
 
+    package var isOnItsQueue: Bool {
+        DispatchQueue.getSpecific(key: Self.queueKey) == queueIdentity
+    }
+
     /// Runs `body` on the stream's queue: in place when already there (the pool may look at a
     /// connection from one of its own completions), else waiting for it.
     private func onQueue<Result>(_ body: () -> Result) -> Result {
-        if DispatchQueue.getSpecific(key: Self.queueKey) == queueIdentity { return body() }
+        if isOnItsQueue { return body() }
         return queue.sync(execute: body)
     }
 

@@ -46,6 +46,11 @@ package protocol WebSocketByteStream: AnyObject, Sendable {
     /// either way it cannot carry a new request. Asked only while no `receive` is outstanding.
     /// A stream that cannot tell says false.
     var hasInputOrHangup: Bool { get }
+
+    /// Whether the caller runs on the stream's own queue, inside one of its completions: a
+    /// request made there must not be lent this connection, whose queue it holds (it may
+    /// wait for its answer). A stream that cannot tell says false.
+    var isOnItsQueue: Bool { get }
 }
 
 extension WebSocketByteStream {
@@ -56,6 +61,8 @@ extension WebSocketByteStream {
     }
 
     package var hasInputOrHangup: Bool { false }
+
+    package var isOnItsQueue: Bool { false }
 }
 
 /// What one `WebSocketByteStream.receive` got.
