@@ -57,6 +57,9 @@ final class LoopbackDeliveryTests: LoopbackIntegrationCase {
         let client = try makeClient()
         let nested = expectation(description: "the request started from a completion")
         let hanging = client.execute(SpecEndpoint("/hang")) { (_: Response<Data>) in }
+        // At the server before it is cancelled, so that the cancel has a connection to close
+        // (one cancelled while it connects is never sent, and its connection may be kept).
+        waitForServer("the hanging request") { $0.requestCount == 1 }
         client.execute(SpecEndpoint("/json")) { (first: Response<LoopbackSample>) in
             XCTAssertEqual(first.value?.id, 1)
             hanging.cancel()
