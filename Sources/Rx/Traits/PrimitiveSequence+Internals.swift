@@ -184,6 +184,7 @@ final class TraitFlatMapProducer<Source, InnerTrait, Result>: Observable<Result>
 /// have told it.
 @usableFromInline
 final class TraitScalarFlatMapProducer<Source, InnerTrait, Result>: Observable<Result>, @unchecked Sendable {
+    // Sendable: immutable, like `TraitFlatMapProducer`.
     @usableFromInline let source: TraitScalarProducer<Source>
     @usableFromInline let selector: @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Result>
     @usableFromInline let subscribeInner:

@@ -96,16 +96,14 @@ final class SharedFlight: Disposable, @unchecked Sendable {
 /// transport that is not direct: a direct one gives it back itself) when the request ends
 /// or is cancelled.
 private final class SharedFlightObserver: ObserverType, Disposable, @unchecked Sendable {
-    // @unchecked: `placeTaken` is atomic; the rest is immutable.
+    // @unchecked: `responded` and the held place are atomic; the rest is immutable.
     private let answer: @Sendable (Event<TransportResponse>) -> Void
-    private let place: DispatcherPlace?
-    private let placeTaken: AtomicInt
+    private let place: HeldPlace
     private let responded = AtomicInt(0)
 
     init(_ answer: @escaping @Sendable (Event<TransportResponse>) -> Void, place: DispatcherPlace? = nil) {
         self.answer = answer
-        self.place = place
-        self.placeTaken = AtomicInt(place == nil ? 0 : 1)
+        self.place = HeldPlace(place)
     }
 
     func on(_ event: Event<TransportResponse>) {
@@ -114,10 +112,10 @@ private final class SharedFlightObserver: ObserverType, Disposable, @unchecked S
             responded.store(1)
             answer(event)
         case .error:
-            releasePlace()
+            place.release()
             answer(event)
         case .completed:
-            releasePlace()
+            place.release()
             if responded.load() == 0 {
                 answer(.error(LeashError.invalidResponse(reason: "the transport completed without a response")))
             }
@@ -125,11 +123,6 @@ private final class SharedFlightObserver: ObserverType, Disposable, @unchecked S
     }
 
     func dispose() {
-        releasePlace()
-    }
-
-    private func releasePlace() {
-        guard let place, placeTaken.exchange(0) == 1 else { return }
-        place.release(hop: false)
+        place.release()
     }
 }

@@ -5,37 +5,48 @@ import Rx
     import FoundationNetworking
 #endif
 
+/// A request's place in its manager's dispatcher, held by what observes the request and
+/// given back once: when the request ends or is disposed, whichever comes first.
+struct HeldPlace: ~Copyable, Sendable {
+    private let place: DispatcherPlace?
+    /// 1 while the place is held: an atomic, where a lock would cost an allocation per request.
+    private let taken: AtomicInt
+
+    init(_ place: DispatcherPlace?) {
+        self.place = place
+        taken = AtomicInt(place == nil ? 0 : 1)
+    }
+
+    /// Gives the place back, the first time only.
+    func release() {
+        guard let place, taken.exchange(0) == 1 else { return }
+        // Not on URLSession's queue: the next request may start here, at once.
+        place.release(hop: false)
+    }
+}
+
 /// What the transport's observers of one attempt share: the attempt and its step (the request sent),
 /// whether the response arrived (a transport's completion alone is not one), and, for a
 /// transport other than `URLSessionTransport`, the request's place in the manager's
 /// dispatcher, given back when the request ends or is disposed (whichever comes first).
 class AttemptAnswer: Disposable, @unchecked Sendable {
-    // @unchecked: immutable but for `responded` and `placeTaken`, atomics: two flags,
+    // @unchecked: immutable but for `responded` and the held place, atomics: two flags,
     // each changed on its own, where a lock would cost an allocation per request.
     let attempt: Attempt
     let step: Attempt.Step
     /// 1 once the response arrived.
     private let responded = AtomicInt(0)
-    private let place: DispatcherPlace?
-    /// 1 while the place is held.
-    private let placeTaken: AtomicInt
+    private let place: HeldPlace
 
     init(attempt: Attempt, step: Attempt.Step, place: DispatcherPlace? = nil) {
         self.attempt = attempt
         self.step = step
-        self.place = place
-        self.placeTaken = AtomicInt(place == nil ? 0 : 1)
+        self.place = HeldPlace(place)
     }
 
     /// The transport's request is disposed: its place is given back.
     final func dispose() {
-        releasePlace()
-    }
-
-    private func releasePlace() {
-        guard let place, placeTaken.exchange(0) == 1 else { return }
-        // Not on URLSession's queue: the next request may start here, at once.
-        place.release(hop: false)
+        place.release()
     }
 
     /// The response: to the success interceptors.
@@ -47,7 +58,7 @@ class AttemptAnswer: Disposable, @unchecked Sendable {
     /// A failure, or the end: to the failure interceptors (an end without a response is a
     /// failure too).
     final func end(_ error: Swift.Error?) {
-        releasePlace()
+        place.release()
         if let error {
             attempt.failed(error, step)
         } else if responded.load() == 0 {

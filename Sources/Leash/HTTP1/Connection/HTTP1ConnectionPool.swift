@@ -46,21 +46,21 @@ final class HTTP1Connection: Sendable {
     let connectInterval: DateInterval?
 
     /// 1 while the answer of its last exchange is reported in place, on its queue.
-    private let reportingInPlace = AtomicInt(0)
+    private let isReporting = AtomicInt(0)
 
     /// Runs `report` (the answer of this connection's exchange, reported in place on its
     /// queue, where the connection is already back in the pool) marking the connection as
     /// not to be lent to a request made in that report: such a request, waited for there,
     /// would wait for the queue it holds.
     func reportingInPlace(_ report: () -> Void) {
-        reportingInPlace.store(1)
-        defer { reportingInPlace.store(0) }
+        isReporting.store(1)
+        defer { isReporting.store(0) }
         report()
     }
 
     /// Whether the caller is inside an in-place report of this connection's answer.
     var isReportingToCaller: Bool {
-        reportingInPlace.load() == 1 && stream.isOnItsQueue
+        isReporting.load() == 1 && stream.isOnItsQueue
     }
 
     init(stream: any WebSocketByteStream, route: HTTP1Route, isReused: Bool, connectInterval: DateInterval?) {
