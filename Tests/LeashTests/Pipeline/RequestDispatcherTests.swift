@@ -50,6 +50,27 @@ final class RequestDispatcherTests: XCTestCase {
         XCTAssertEqual(dispatcher.counts.waiting, 0)
     }
 
+    func testTotalFull_aFreedPlaceGoesToTheOldestWaiter_whicheverItsHost() {
+        let dispatcher = RequestDispatcher(perHost: 2, total: 2)
+        let starts = Starts()
+        XCTAssertTrue(dispatcher.tryAcquire(host: "a"))
+        XCTAssertTrue(dispatcher.tryAcquire(host: "b"))
+        let waiters = [("c", "c1"), ("a", "a1"), ("b", "b1"), ("c", "c2")].map { host, name in
+            dispatcher.enqueue(host: host) { starts.record(name) }
+        }
+        XCTAssertTrue(waiters.allSatisfy { $0 != nil })
+        // Each freed place goes to the request that waited longest, not to the freed host's.
+        dispatcher.release(host: "a", hop: false)
+        XCTAssertEqual(starts.all, ["c1"])
+        dispatcher.release(host: "b", hop: false)
+        XCTAssertEqual(starts.all, ["c1", "a1"])
+        waiters[2]?.dispose()
+        dispatcher.release(host: "c", hop: false)
+        XCTAssertEqual(starts.all, ["c1", "a1", "c2"], "b1 was disposed: its turn went to c2")
+        XCTAssertEqual(dispatcher.counts.waiting, 0)
+        XCTAssertEqual(dispatcher.counts.running, 2)
+    }
+
     func testDisposedWhileWaiting_neverStarts_andItsTurnGoesToTheNext() {
         let dispatcher = RequestDispatcher(perHost: 1, total: 1)
         let starts = Starts()

@@ -25,7 +25,7 @@ import Rx
 /// Streams do not queue here: each has a session and a connection of its own, and a
 /// stream that lasts for hours must not hold a place that plain requests wait for.
 final class RequestDispatcher: Sendable {
-    // All mutable state is behind `state` (the waiters' `position` too).
+    // All mutable state is behind `state` (the waiters' `position` and `turn` too).
 
     /// The most requests at the transport for one host.
     let perHost: Int
@@ -38,10 +38,13 @@ final class RequestDispatcher: Sendable {
         let total: Int
         var running = 0
         var runningByHost: [String: Int] = [:]
-        /// The requests waiting, oldest first; those removed before their turn are `nil`.
-        var waiting: [Waiter?] = []
-        /// Where `waiting` begins (the slots before it were taken).
-        var waitingStart = 0
+        /// The requests waiting, by host (only hosts with some): a place given back for a
+        /// host looks at that host's line, not at every request waiting (with 64 requests
+        /// in flight to one host, a scan of the 58 waiting, each hashing its host, cost
+        /// more than the rest of the dispatcher).
+        var waiting: [String: HostLine] = [:]
+        /// The next waiter's turn: which of several hosts' first waiters came first.
+        var nextTurn = 0
         /// Counts `cancelWaiting()` calls: a request promoted before one starts only if none
         /// came since.
         var epoch = 0
@@ -65,57 +68,91 @@ final class RequestDispatcher: Sendable {
         }
 
         mutating func append(_ waiter: Waiter) {
-            waiter.position = waiting.count
-            waiting.append(waiter)
+            waiter.turn = nextTurn
+            nextTurn &+= 1
+            waiting[waiter.host, default: HostLine()].append(waiter)
         }
 
         /// The waiting requests that can go now, oldest first (one whose host is full is
         /// skipped, not a barrier for the others), with their places taken.
         mutating func promote() -> [Waiter] {
             var ready: [Waiter] = []
-            var index = waitingStart
-            while index < waiting.count, running < total {
-                if let waiter = waiting[index], takePlace(waiter.host) {
-                    waiting[index] = nil
-                    waiter.position = nil
-                    ready.append(waiter)
+            while running < total {
+                // The first waiter of each host with a free place; the oldest of them goes.
+                // (Nearly always one host waits, so this looks at one line.)
+                var next: Waiter?
+                for line in waiting.values {
+                    guard let first = line.first, next.map({ first.turn < $0.turn }) ?? true else { continue }
+                    if (runningByHost[first.host] ?? 0) < perHost { next = first }
                 }
-                index += 1
+                guard let next, takePlace(next.host) else { break }
+                remove(next)
+                ready.append(next)
             }
-            compact()
             return ready
         }
 
         /// Takes every waiting request out (to be let go of outside the lock).
         mutating func removeAllWaiting() -> [Waiter] {
-            let waiters = waiting[waitingStart...].compactMap { $0 }
+            let waiters = waiting.values.flatMap { $0.waiters }.sorted { $0.turn < $1.turn }
             for waiter in waiters { waiter.position = nil }
-            waiting.removeAll(keepingCapacity: true)
-            waitingStart = 0
+            waiting.removeAll()
             return waiters
         }
 
         mutating func remove(_ waiter: Waiter) {
-            guard let position = waiter.position, position < waiting.count, waiting[position] === waiter else {
-                return
+            guard waiter.position != nil, let index = waiting.index(forKey: waiter.host) else { return }
+            // Through `values[index]`, which changes the line in place (an optional-chained
+            // `waiting[host]?.remove` copied the line's slots on each removal).
+            if waiting.values[index].remove(waiter) {
+                waiting.remove(at: index)
             }
-            waiting[position] = nil
-            waiter.position = nil
-            compact()
         }
 
-        var waitingCount: Int { waiting[waitingStart...].reduce(0) { $0 + ($1 == nil ? 0 : 1) } }
+        var waitingCount: Int { waiting.values.reduce(0) { $0 + $1.count } }
+    }
 
-        /// Drops the removed requests at the front, and the array when it is all removed.
+    /// One host's waiting requests, oldest first; those removed before their turn are
+    /// `nil` until the front passes them.
+    private struct HostLine {
+        private var slots: [Waiter?] = []
+        /// Where the line begins (the slots before it were taken).
+        private var start = 0
+        /// How many are still waiting.
+        private(set) var count = 0
+
+        var first: Waiter? { start < slots.count ? slots[start] : nil }
+
+        var waiters: [Waiter] { slots[start...].compactMap { $0 } }
+
+        mutating func append(_ waiter: Waiter) {
+            waiter.position = slots.count
+            slots.append(waiter)
+            count += 1
+        }
+
+        /// Removes `waiter`; `true` when the line is empty after.
+        mutating func remove(_ waiter: Waiter) -> Bool {
+            guard let position = waiter.position, position < slots.count, slots[position] === waiter else {
+                return count == 0
+            }
+            slots[position] = nil
+            waiter.position = nil
+            count -= 1
+            compact()
+            return count == 0
+        }
+
+        /// Drops the removed requests at the front, and the slots when all are removed.
         private mutating func compact() {
-            while waitingStart < waiting.count, waiting[waitingStart] == nil { waitingStart += 1 }
-            if waitingStart == waiting.count {
-                waiting.removeAll(keepingCapacity: true)
-                waitingStart = 0
-            } else if waitingStart > 64, waitingStart * 2 > waiting.count {
-                waiting.removeFirst(waitingStart)
-                for (offset, waiter) in waiting.enumerated() { waiter?.position = offset }
-                waitingStart = 0
+            while start < slots.count, slots[start] == nil { start += 1 }
+            if start == slots.count {
+                slots.removeAll(keepingCapacity: true)
+                start = 0
+            } else if start > 64, start * 2 > slots.count {
+                slots.removeFirst(start)
+                for (offset, waiter) in slots.enumerated() { waiter?.position = offset }
+                start = 0
             }
         }
     }
@@ -218,11 +255,13 @@ final class RequestDispatcher: Sendable {
 
     /// A request waiting for a place.
     fileprivate final class Waiter: Disposable, @unchecked Sendable {
-        // @unchecked: `position` is behind the dispatcher's lock; `start` behind its own.
+        // @unchecked: `position` and `turn` are behind the dispatcher's lock; `start` behind its own.
         let host: String
         weak var dispatcher: RequestDispatcher?
-        /// Where it is in `waiting`, while it waits.
+        /// Where it is in its host's line, while it waits.
         var position: Int?
+        /// When it came, among all waiters (set when it is queued).
+        var turn = 0
         private let start: LockedState<(@Sendable () -> Void)?>
 
         init(host: String, dispatcher: RequestDispatcher, start: @escaping @Sendable () -> Void) {
