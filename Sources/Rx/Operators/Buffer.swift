@@ -24,7 +24,7 @@ extension ObservableType {
 /// The state of a `BufferTimeCountSink`, behind its lock.
 struct BufferTimeCountState<Element> {
     /// Serialises delivery: the timer and the source emit concurrently.
-    var delivery = DeliveryQueue<[Element]>()
+    var delivery = DeliveryLine<Event<[Element]>>()
     var buffer: [Element] = []
     /// Identifies the current array, so that a timer set for an array already emitted does
     /// nothing.
@@ -58,7 +58,7 @@ final class BufferTimeCountSink<Element>: Sink<[Element]>, @unchecked Sendable {
         case .next(let element):
             var nextWindow: Int?
             let first = shared.withLock { state -> Event<[Element]>? in
-                guard !state.delivery.isTerminated else { return nil }
+                guard !state.delivery.isClosed else { return nil }
                 state.buffer.append(element)
                 guard state.buffer.count == count else { return nil }
                 nextWindow = state.startWindow()
@@ -104,7 +104,7 @@ final class BufferTimeCountSink<Element>: Sink<[Element]>, @unchecked Sendable {
     private func timerFired(_ windowID: Int) {
         var nextWindow: Int?
         let first = shared.withLock { state -> Event<[Element]>? in
-            guard state.windowID == windowID, !state.delivery.isTerminated else { return nil }
+            guard state.windowID == windowID, !state.delivery.isClosed else { return nil }
             nextWindow = state.startWindow()
             return state.delivery.submit(.next(state.takeBuffer()))
         }

@@ -58,7 +58,7 @@ extension ObservableType {
 /// optionals for the fixed arities, an array for collections), all in one locked state.
 ///
 /// Under the lock a source's element is stored and, once every source has a value, a
-/// snapshot of the values is queued on the `DeliveryQueue`; the thread that delivers
+/// snapshot of the values is queued on the `DeliveryLine`; the thread that delivers
 /// applies the result selector to each snapshot outside the lock, in snapshot order, so
 /// the selector and downstream are never called concurrently and the last combination
 /// delivered is always made of the latest values.
@@ -82,7 +82,7 @@ final class CombineLatestSink<Values, Result>: Sink<Result>, @unchecked Sendable
         @usableFromInline var sources: [Source]
         @usableFromInline var valueCount = 0
         @usableFromInline var doneCount = 0
-        @usableFromInline var delivery = DeliveryQueue<Values>()
+        @usableFromInline var delivery = DeliveryLine<Event<Values>>()
 
         @inlinable
         init(values: Values, arity: Int) {
@@ -125,7 +125,7 @@ final class CombineLatestSink<Values, Result>: Sink<Result>, @unchecked Sendable
         case .next(let element):
             let first = locked.withLock { state -> Event<Values>? in
                 // `isDone`: what a completed source still sends, breaking the grammar, is dropped.
-                guard !state.delivery.isTerminated, !state.sources[index].isDone else { return nil }
+                guard !state.delivery.isClosed, !state.sources[index].isDone else { return nil }
                 store(&state.values, element)
                 if !state.sources[index].hasValue {
                     state.sources[index].hasValue = true
@@ -171,7 +171,7 @@ final class CombineLatestSink<Values, Result>: Sink<Result>, @unchecked Sendable
                     do {
                         if let result = try select(values) { forward(.next(result)) }
                     } catch {
-                        locked.withLock { $0.delivery.isTerminated = true }
+                        locked.withLock { $0.delivery.isClosed = true }
                         forwardTerminal(.error(error))
                     }
                 }
@@ -187,7 +187,7 @@ final class CombineLatestSink<Values, Result>: Sink<Result>, @unchecked Sendable
     @usableFromInline
     override func didDispose() {
         let subscriptions = locked.withLock { state -> [Disposable] in
-            state.delivery.isTerminated = true
+            state.delivery.isClosed = true
             var subscriptions: [Disposable] = []
             for index in state.sources.indices {
                 if let subscription = state.sources[index].subscription.finish() {

@@ -28,7 +28,7 @@ final class DebounceSink<Element>: Sink<Element>, @unchecked Sendable {
     private struct State {
         var id: UInt64 = 0
         var pending: Element?
-        var delivery = DeliveryQueue<Element>()
+        var delivery = DeliveryLine<Event<Element>>()
     }
 
     private let dueTime: RxTimeInterval

@@ -24,7 +24,7 @@ extension ObservableType {
 }
 
 /// The sink of `delay`. The timer and the source's error race for downstream, so delivery
-/// goes through a `DeliveryQueue`.
+/// goes through a `DeliveryLine`.
 final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
     // Sendable: the mutable state is behind the lock.
     private let dueTime: RxTimeInterval
@@ -36,7 +36,7 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
         var head = 0
         /// A timer is scheduled or delivering.
         var isActive = false
-        var delivery = DeliveryQueue<Element>()
+        var delivery = DeliveryLine<Event<Element>>()
         var source = ErrorsDisposableSlot()
         var timer = ErrorsDisposableSlot()
 
@@ -77,7 +77,7 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
             let (timerGeneration, finishedSource) = shared.withLock { state -> (Int?, Disposable?) in
                 // A released source slot: the source has ended, and what it still sends,
                 // breaking the grammar, is dropped.
-                guard !state.delivery.isTerminated, !state.timer.isDisposed, !state.source.isDisposed else {
+                guard !state.delivery.isClosed, !state.timer.isDisposed, !state.source.isDisposed else {
                     return (nil, nil)
                 }
                 // The source is done: release it now, the completion waits on its own.
@@ -123,7 +123,7 @@ final class DelaySink<Element>: Sink<Element>, @unchecked Sendable {
         }
         deliver(first)
         let next = shared.withLock { state -> (time: RxTime, generation: Int)? in
-            guard !state.delivery.isTerminated, !state.timer.isDisposed, state.head < state.pending.count else {
+            guard !state.delivery.isClosed, !state.timer.isDisposed, state.head < state.pending.count else {
                 state.isActive = false
                 return nil
             }

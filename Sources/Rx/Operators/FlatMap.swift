@@ -117,7 +117,7 @@ enum FlatMapStrategy: Sendable {
 @usableFromInline
 struct FlatMapState<Inner: ObservableConvertibleType> {
     /// Serialises delivery: inner sequences may emit on several threads at once.
-    @usableFromInline var delivery = DeliveryQueue<Inner.Element>()
+    @usableFromInline var delivery = DeliveryLine<Event<Inner.Element>>()
     /// Inner sequences that count as running. For `latest`, 1 while the latest one runs.
     @usableFromInline var active = 0
     @usableFromInline var nextID = 0
@@ -140,7 +140,7 @@ struct FlatMapState<Inner: ObservableConvertibleType> {
     @inlinable init() {}
 
     /// Whether events still matter: not disposed and no terminal event submitted.
-    @inlinable var isLive: Bool { !isDisposed && !delivery.isTerminated }
+    @inlinable var isLive: Bool { !isDisposed && !delivery.isClosed }
 
     /// Assigns an id to an inner sequence about to be subscribed.
     @inlinable

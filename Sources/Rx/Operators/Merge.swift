@@ -79,7 +79,7 @@ func mergeArray<Element>(_ sources: [Observable<Element>]) -> Observable<Element
 
 /// The sink of every `merge` (and of `concat()`, which is `merge(maxConcurrent: 1)`).
 ///
-/// Inner events from any thread are serialised through one `DeliveryQueue`. Inner
+/// Inner events from any thread are serialised through one `DeliveryLine`. Inner
 /// subscriptions live in the locked state, keyed by subscription order; a waiting inner
 /// sequence is started by whichever thread holds the "starting" role, in a loop, so that
 /// inner sequences which complete during their own subscription do not recurse.
@@ -90,7 +90,7 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
 
     @usableFromInline
     struct State {
-        @usableFromInline var delivery = DeliveryQueue<Output>()
+        @usableFromInline var delivery = DeliveryLine<Event<Output>>()
         @usableFromInline var outer = CombiningSlot.pending
         /// Inner subscriptions; a key is removed when its inner sequence finishes.
         @usableFromInline var inners: [Int: CombiningSlot] = [:]
@@ -117,7 +117,7 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         /// The next waiting inner sequence to start, with its key, if one is owed a start.
         @inlinable
         mutating func takeOwedStart() -> (Inner, Int)? {
-            guard startsOwed > 0, !delivery.isTerminated, let inner = waiting.dequeue() else { return nil }
+            guard startsOwed > 0, !delivery.isClosed, let inner = waiting.dequeue() else { return nil }
             startsOwed -= 1
             return (inner, reserveInner())
         }
@@ -149,7 +149,7 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         }
         for source in sources {
             // As in RxSwift, sources after a synchronous error are not subscribed at all.
-            let key = locked.withLock { $0.delivery.isTerminated ? nil : $0.reserveInner() }
+            let key = locked.withLock { $0.delivery.isClosed ? nil : $0.reserveInner() }
             guard let key else { break }
             subscribeInner(source, key: key)
         }
@@ -166,7 +166,7 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
         case .next(let inner):
             let key = locked.withLock { state -> Int? in
                 // `isStopped`: a source that sends after completing is not listened to.
-                guard !state.delivery.isTerminated, !state.isStopped else { return nil }
+                guard !state.delivery.isClosed, !state.isStopped else { return nil }
                 guard state.activeCount < maxConcurrent else {
                     state.waiting.enqueue(inner)
                     return nil
@@ -224,7 +224,7 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
                 state -> (Event<Output>?, Disposable?, Bool) in
                 guard var slot = state.inners.removeValue(forKey: key) else { return (nil, nil, false) }
                 let subscription = slot.finish()
-                guard !state.delivery.isTerminated else { return (nil, subscription, false) }
+                guard !state.delivery.isClosed else { return (nil, subscription, false) }
                 if state.startsOwed < state.waiting.count {
                     // The finished inner sequence hands its place to the next waiting one
                     // (one not already owed a start).
@@ -273,7 +273,7 @@ final class MergeSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @u
     @usableFromInline
     override func didDispose() {
         let (outer, inners) = locked.withLock { state -> (Disposable?, [Disposable]) in
-            state.delivery.isTerminated = true
+            state.delivery.isClosed = true
             let outer = state.outer.finish()
             var inners: [Disposable] = []
             for key in state.inners.keys.sorted() {

@@ -34,7 +34,7 @@ final class SampleSink<Element>: Sink<Element>, @unchecked Sendable {
     private struct State {
         var latest: Element?
         var isSourceDone = false
-        var delivery = DeliveryQueue<Element>()
+        var delivery = DeliveryLine<Event<Element>>()
     }
 
     private let defaultValue: Element?

@@ -25,13 +25,13 @@ private func switchLatestInner<Inner: InnerObservableConvertibleType>(_ source: 
 ///
 /// Each inner subscription gets an id; events of an inner sequence that is no longer the
 /// latest are dropped. Events from the source and the latest inner sequence, which may
-/// come from different threads, are serialised through one `DeliveryQueue`.
+/// come from different threads, are serialised through one `DeliveryLine`.
 final class SwitchLatestSink<Inner: ObservableConvertibleType>: Sink<Inner.Element>, @unchecked Sendable {
     // Sendable: mutable state is in `locked`, behind its lock.
     typealias Output = Inner.Element
 
     struct State {
-        var delivery = DeliveryQueue<Output>()
+        var delivery = DeliveryLine<Event<Output>>()
         var outer = CombiningSlot.pending
         /// The subscription of the latest inner sequence.
         var inner = CombiningSlot.finished
@@ -56,7 +56,7 @@ final class SwitchLatestSink<Inner: ObservableConvertibleType>: Sink<Inner.Eleme
         case .next(let inner):
             let start = locked.withLock { state -> (id: Int, previous: Disposable?)? in
                 // `isStopped`: a source that sends after completing is not listened to.
-                guard !state.delivery.isTerminated, !state.isStopped else { return nil }
+                guard !state.delivery.isClosed, !state.isStopped else { return nil }
                 state.latest &+= 1
                 state.hasLatest = true
                 let previous = state.inner.finish()
@@ -118,7 +118,7 @@ final class SwitchLatestSink<Inner: ObservableConvertibleType>: Sink<Inner.Eleme
 
     override func didDispose() {
         let (outer, inner) = locked.withLock { state in
-            state.delivery.isTerminated = true
+            state.delivery.isClosed = true
             return (state.outer.finish(), state.inner.finish())
         }
         outer?.dispose()

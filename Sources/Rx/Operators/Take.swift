@@ -75,7 +75,7 @@ final class TakeCountSink<Element>: Sink<Element>, @unchecked Sendable {
 /// schedulers, so both go through one delivery queue.
 final class TakeTimeSink<Element>: Sink<Element>, @unchecked Sendable {
     // Sendable: the delivery queue is behind its lock.
-    private let delivery = LockedState(DeliveryQueue<Element>())
+    private let delivery = LockedState(DeliveryLine<Event<Element>>())
 
     func on(_ event: Event<Element>) {
         let first = delivery.withLock { $0.submit(event) }

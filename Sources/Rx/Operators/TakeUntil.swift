@@ -87,7 +87,7 @@ extension ObservableType {
 /// through one delivery queue.
 final class TakeUntilSink<Element>: Sink<Element>, @unchecked Sendable {
     // Sendable: the delivery queue is behind its lock; the disposable is thread-safe.
-    private let delivery = LockedState(DeliveryQueue<Element>())
+    private let delivery = LockedState(DeliveryLine<Event<Element>>())
     let otherSubscription = SingleAssignmentDisposable()
     // `other`'s completion does not stop the sink: what `other` sends after it, breaking
     // the grammar, is kept out by this gate.

@@ -37,7 +37,7 @@ final class ThrottleSink<Element>: Sink<Element>, @unchecked Sendable {
         /// Identifies the current timer, so that one replaced while it was already firing
         /// emits nothing.
         var timerID: UInt64 = 0
-        var delivery = DeliveryQueue<Element>()
+        var delivery = DeliveryLine<Event<Element>>()
     }
 
     private enum Decision {

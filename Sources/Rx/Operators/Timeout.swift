@@ -37,7 +37,7 @@ extension ObservableType {
 /// The sink of `timeout`. The source and the timer race: under the lock, a source event
 /// wins unless the timer already switched to `other`, and the timer wins only if no event
 /// came since it was started (its id is still current). Delivery goes through a
-/// `DeliveryQueue`, so downstream is called by one side at a time, and an event sent from
+/// `DeliveryLine`, so downstream is called by one side at a time, and an event sent from
 /// downstream while it handles one is delivered after it.
 final class TimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
     // Sendable: the mutable state is behind the lock.
@@ -49,7 +49,7 @@ final class TimeoutSink<Element>: Sink<Element>, @unchecked Sendable {
         /// Identifies the current timer; every source event moves it on.
         var id = 0
         var switched = false
-        var delivery = DeliveryQueue<Element>()
+        var delivery = DeliveryLine<Event<Element>>()
         var timer = ErrorsDisposableSlot()
         var source = ErrorsDisposableSlot()
         var other = ErrorsDisposableSlot()

@@ -41,7 +41,7 @@ enum WindowTimeCountStep<Element> {
 
 /// The state of a `WindowTimeCountSink`, behind its lock.
 struct WindowTimeCountState<Element> {
-    var delivery = DeliveryQueue<WindowTimeCountStep<Element>>()
+    var delivery = DeliveryLine<Event<WindowTimeCountStep<Element>>>()
     var subject = PublishSubject<Element>()
     /// Elements in the current window.
     var count = 0
@@ -92,7 +92,7 @@ final class WindowTimeCountSink<Element>: Sink<Observable<Element>>, Transformin
         case .next(let element):
             var nextWindow: Int?
             let first = shared.withLock { state -> Event<WindowTimeCountStep<Element>>? in
-                guard !state.delivery.isTerminated else { return nil }
+                guard !state.delivery.isClosed else { return nil }
                 let first = state.delivery.submit(.next(.element(state.subject, element)))
                 // A count of zero or less never fills a window (and never overflows).
                 guard count > 0 else { return first }
@@ -156,7 +156,7 @@ final class WindowTimeCountSink<Element>: Sink<Observable<Element>>, Transformin
     private func timerFired(_ windowID: Int) {
         var nextWindow: Int?
         let first = shared.withLock { state -> Event<WindowTimeCountStep<Element>>? in
-            guard state.windowID == windowID, !state.delivery.isTerminated else { return nil }
+            guard state.windowID == windowID, !state.delivery.isClosed else { return nil }
             let opened = openWindow(&state)
             nextWindow = opened.id
             return opened.first

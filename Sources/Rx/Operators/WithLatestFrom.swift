@@ -33,7 +33,7 @@ extension ObservableType {
 /// The sink of `withLatestFrom`.
 ///
 /// Both sequences can end the output (the first by any terminal event, the second by an
-/// error), possibly from different threads, so delivery goes through a `DeliveryQueue` of
+/// error), possibly from different threads, so delivery goes through a `DeliveryLine` of
 /// (element, latest) pairs; the selector runs outside the lock, in order.
 final class WithLatestFromSink<First, Second, Result>: Sink<Result>, @unchecked Sendable {
     // Sendable: mutable state is in `locked`, behind its lock; the rest is immutable.
@@ -41,7 +41,7 @@ final class WithLatestFromSink<First, Second, Result>: Sink<Result>, @unchecked 
     struct State {
         var latest: Second?
         var second = CombiningSlot.pending
-        var delivery = DeliveryQueue<(First, Second)>()
+        var delivery = DeliveryLine<Event<(First, Second)>>()
     }
 
     let locked = LockedState(State())
@@ -106,7 +106,7 @@ final class WithLatestFromSink<First, Second, Result>: Sink<Result>, @unchecked 
                     do {
                         forward(.next(try select(pair.0, pair.1)))
                     } catch {
-                        locked.withLock { $0.delivery.isTerminated = true }
+                        locked.withLock { $0.delivery.isClosed = true }
                         forwardTerminal(.error(error))
                     }
                 }
@@ -121,7 +121,7 @@ final class WithLatestFromSink<First, Second, Result>: Sink<Result>, @unchecked 
 
     override func didDispose() {
         let second = locked.withLock { state -> Disposable? in
-            state.delivery.isTerminated = true
+            state.delivery.isClosed = true
             state.latest = nil
             return state.second.finish()
         }

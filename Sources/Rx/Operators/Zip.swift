@@ -55,7 +55,7 @@ extension ObservableType {
 /// fixed arities, an array for collections), all in one locked state.
 ///
 /// Under the lock an element is queued and, once every queue has one, a row is dequeued
-/// and queued on the `DeliveryQueue`; the thread that delivers applies the result selector
+/// and queued on the `DeliveryLine`; the thread that delivers applies the result selector
 /// to each row outside the lock, so the selector and downstream are never called
 /// concurrently.
 @usableFromInline
@@ -79,7 +79,7 @@ final class ZipSink<Buffers, Row, Result>: Sink<Result>, @unchecked Sendable {
         /// The number of sources with at least one queued element.
         @usableFromInline var readyCount = 0
         @usableFromInline var doneCount = 0
-        @usableFromInline var delivery = DeliveryQueue<Row>()
+        @usableFromInline var delivery = DeliveryLine<Event<Row>>()
 
         @inlinable
         init(buffers: Buffers, arity: Int) {
@@ -128,7 +128,7 @@ final class ZipSink<Buffers, Row, Result>: Sink<Result>, @unchecked Sendable {
         case .next(let element):
             let first = locked.withLock { state -> Event<Row>? in
                 // `isDone`: what a completed source still sends, breaking the grammar, is dropped.
-                guard !state.delivery.isTerminated, !state.sources[index].isDone else { return nil }
+                guard !state.delivery.isClosed, !state.sources[index].isDone else { return nil }
                 store(&state.buffers, element)
                 state.sources[index].queued += 1
                 if state.sources[index].queued == 1 { state.readyCount += 1 }
@@ -178,7 +178,7 @@ final class ZipSink<Buffers, Row, Result>: Sink<Result>, @unchecked Sendable {
                     do {
                         forward(.next(try select(row)))
                     } catch {
-                        locked.withLock { $0.delivery.isTerminated = true }
+                        locked.withLock { $0.delivery.isClosed = true }
                         forwardTerminal(.error(error))
                     }
                 }
@@ -194,7 +194,7 @@ final class ZipSink<Buffers, Row, Result>: Sink<Result>, @unchecked Sendable {
     @usableFromInline
     override func didDispose() {
         let subscriptions = locked.withLock { state -> [Disposable] in
-            state.delivery.isTerminated = true
+            state.delivery.isClosed = true
             var subscriptions: [Disposable] = []
             for index in state.sources.indices {
                 if let subscription = state.sources[index].subscription.finish() {

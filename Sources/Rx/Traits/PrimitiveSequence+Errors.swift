@@ -206,12 +206,12 @@ final class TraitRetrySink<Element>: Sink<Element>, @unchecked Sendable {
 /// each source error of the right type subscribes an observer to `notifier` and is then
 /// sent to `errors`. The trigger's next element resubscribes the source, its completion
 /// or error ends the result. Source and trigger may deliver from different threads, so
-/// downstream delivery goes through a `DeliveryQueue`.
+/// downstream delivery goes through a `DeliveryLine`.
 final class TraitRetryWhenSink<Element, TriggerElement, Failure: Swift.Error>: Sink<Element>, @unchecked Sendable {
     let errors = PublishSubject<Failure>()
     private let notifier = PublishSubject<TriggerElement>()
     private let source: Observable<Element>
-    private let delivery = LockedState(DeliveryQueue<Element>())
+    private let delivery = LockedState(DeliveryLine<Event<Element>>())
     private let gate = AtomicInt(0)
     private let sourceSubscription = SerialDisposable()
     private let triggerObservation = SerialDisposable()

@@ -93,14 +93,14 @@ func traitZipCast<Value>(_ value: Any) throws -> Value {
 ///
 /// Each source is a trait, so it has at most one element: one slot per source is enough.
 /// Sources may deliver from different threads; decisions are made under the lock and
-/// delivery goes through the `DeliveryQueue`.
+/// delivery goes through the `DeliveryLine`.
 final class TraitZipSink<Source, Result>: Sink<Result>, @unchecked Sendable {
     private struct State {
         var values: [Source?]
         var valueCount = 0
         var isDone: [Bool]
         var doneCount = 0
-        var delivery = DeliveryQueue<Result>()
+        var delivery = DeliveryLine<Event<Result>>()
     }
 
     private enum Decision {

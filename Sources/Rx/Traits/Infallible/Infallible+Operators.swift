@@ -73,12 +73,12 @@ extension Observable {
 
 /// One subscription of `Infallible.flatMap`: every inner sequence is subscribed as its
 /// element arrives; their events, and the source's, are serialised through the
-/// `DeliveryQueue`.
+/// `DeliveryLine`.
 final class InfallibleFlatMapSink<Source, Result>: Sink<Result>, @unchecked Sendable {
     private struct State {
         /// The source and the inner sequences still running.
         var active = 1
-        var delivery = DeliveryQueue<Result>()
+        var delivery = DeliveryLine<Event<Result>>()
     }
 
     private let selector: (Source) -> Observable<Result>
@@ -146,13 +146,13 @@ final class InfallibleFlatMapSink<Source, Result>: Sink<Result>, @unchecked Send
 
 /// One subscription of `Infallible.flatMapLatest`: only the latest inner sequence's
 /// events go through (an older one's are recognised by their id); delivery is
-/// serialised through the `DeliveryQueue`.
+/// serialised through the `DeliveryLine`.
 final class InfallibleFlatMapLatestSink<Source, Result>: Sink<Result>, @unchecked Sendable {
     private struct State {
         var latest = 0
         var hasInner = false
         var isSourceDone = false
-        var delivery = DeliveryQueue<Result>()
+        var delivery = DeliveryLine<Event<Result>>()
     }
 
     private let selector: (Source) -> Observable<Result>

@@ -3,8 +3,6 @@ import Foundation
 import Rx
 import XCTest
 
-@testable import Leash
-
 /// The one serial-delivery primitive: items from many threads reach the target one at a
 /// time, each thread's in its order, none after the line closed, and the target is let go
 /// exactly once, after its last item.
@@ -140,5 +138,30 @@ final class DeliveryLineTests: XCTestCase {
         wait(for: [done], timeout: 5)
         XCTAssertEqual(owner.delivered, [1], "what waited was dropped")
         XCTAssertEqual(owner.releases.load(), 1)
+    }
+    func testEvents_submittedWhileDelivering_comeInOrder_andNothingAfterAStopEvent() {
+        var line = DeliveryLine<Event<Int>>()
+        XCTAssertEqual(line.submit(.next(1))?.element, 1, "nobody delivers: the caller does")
+        XCTAssertNil(line.submit(.next(2)), "queued for the deliverer")
+        XCTAssertNil(line.submit(.completed))
+        XCTAssertNil(line.submit(.next(3)), "after the stop event: dropped")
+        XCTAssertEqual(line.next()?.element, 2)
+        XCTAssertEqual(line.next()?.isCompleted, true)
+        XCTAssertNil(line.next(), "idle")
+        XCTAssertNil(line.submit(.next(4)), "closed for good")
+        XCTAssertTrue(line.isClosed)
+    }
+
+    func testEvents_aClosedLine_dropsLaterEvents_butDeliversWhatWaits() {
+        var line = DeliveryLine<Event<Int>>()
+        XCTAssertNotNil(line.submit(.next(1)))
+        XCTAssertNil(line.submit(.next(2)))
+        // An operator that ends downstream itself closes the line without a stop event.
+        line.isClosed = true
+        XCTAssertNil(line.submit(.next(3)))
+        XCTAssertEqual(line.next()?.element, 2, "submitted before the close: still delivered")
+        XCTAssertNil(line.next())
+        // Reused after draining: the queue's storage starts over.
+        XCTAssertNil(line.submit(.next(5)))
     }
 }
