@@ -53,7 +53,10 @@ public final class Manager: @unchecked Sendable {
     /// Where callbacks and values are delivered; `nil` delivers on the transport's queue.
     /// Never the main queue by default: command-line programs and servers do not run it.
     public let callbackQueue: DispatchQueue?
-    /// How many times `InterceptorChain.retry()` may restart one execution.
+    /// How many times one execution may be restarted (by `InterceptorChain.retry()`,
+    /// `ExecutionContext.retry(after:)` or a retrying interceptor). Whether a retry is left
+    /// is decided in one place, `allowsRetry(afterAttempt:)`; interceptors ask
+    /// `InterceptorChain.canRetry` or `ExecutionContext.canRetry`.
     public let maximumRetryCount: Int
     /// Where Leash's own timers (timeouts) run. A `TestScheduler` makes them virtual.
     public let scheduler: SchedulerType
@@ -250,4 +253,13 @@ public final class Manager: @unchecked Sendable {
     /// their action as soon as they are disposed (a minute-long timeout must not keep a
     /// finished execution alive for a minute).
     static let timerScheduler = ConcurrentDispatchQueueScheduler(qos: .default)
+}
+
+extension Manager {
+    /// Whether an execution whose attempt `attempt` (from 1) asks to start over may run
+    /// another attempt: the one place the retry limit is checked. `retry()` on a chain,
+    /// a context's retry and the retrying interceptors and loggers' forecasts all ask it.
+    public func allowsRetry(afterAttempt attempt: Int) -> Bool {
+        attempt <= maximumRetryCount
+    }
 }

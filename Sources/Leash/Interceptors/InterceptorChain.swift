@@ -30,6 +30,9 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     package var attemptRequest: DataRequest { context.attemptRequest }
     /// Which attempt this is: 1, then 2… after each `retry()`.
     public var attempt: Int { context.attempt }
+    /// Whether `retry()` would run the execution again now: the manager's
+    /// `maximumRetryCount` is not used up (see `Manager.allowsRetry(afterAttempt:)`).
+    public var canRetry: Bool { context.canRetry }
 
     /// The attempt's context: what the properties above read, the execution's marks, and
     /// what request adapters are given.
@@ -111,8 +114,11 @@ public final class InterceptorChain<T>: @unchecked Sendable {
     ///   chain is then still undecided, so the interceptor must still call `proceed()` or
     ///   `complete(…)`.
     public func retry() throws {
-        let limit = client.manager.maximumRetryCount
-        guard attempt <= limit else {
+        // The interceptor learns of the refusal (and decides how the execution ends)
+        // rather than the execution failing under it: it may let the failure it was
+        // handling through with `proceed()`. `context.retry(after:)`, which has no one to
+        // tell, fails the execution with the same error.
+        guard canRetry else {
             throw LeashError.retryLimitExceeded(attempts: attempt, lastError: cause)
         }
         decide(.retry)

@@ -145,9 +145,8 @@ public final class LoggerInterceptor: ExecutionInterceptor, CompletionIntercepto
     /// Why an interceptor of the manager will retry this attempt, if one will (and the
     /// manager allows another attempt).
     private static func retryForecast(for response: Response<Data>, chain: InterceptorChain<Data>) -> String? {
-        let manager = chain.client.manager
-        guard chain.attempt <= manager.maximumRetryCount else { return nil }
-        for case let forecasting as RetryForecasting in manager.interceptors {
+        guard chain.canRetry else { return nil }
+        for case let forecasting as RetryForecasting in chain.client.manager.interceptors {
             if let forecast = forecasting.retryForecast(for: response, chain: chain) { return forecast }
         }
         return nil

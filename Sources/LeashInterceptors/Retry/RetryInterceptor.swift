@@ -55,7 +55,7 @@ public struct RetryInterceptor: OperatorInterceptor, RetryForecasting, Sendable 
         let scheduler = self.scheduler ?? context.client.manager.scheduler
         return upstream.flatMap { response -> Observable<Response<Data>> in
             guard case .failure(let error) = response,
-                context.attempt <= context.client.manager.maximumRetryCount,
+                context.canRetry,
                 let delay = policy.retryDelay(
                     after: error, method: context.endpoint.method, attempt: context.attempt, now: scheduler.now)
             else { return .just(response) }
@@ -70,7 +70,7 @@ public struct RetryInterceptor: OperatorInterceptor, RetryForecasting, Sendable 
     /// A failure the policy retries (the test of `intercept(_:context:)`, without drawing a
     /// jittered delay), so that a logger reports a retry rather than an error.
     public func retryForecast(for response: Response<Data>, chain: InterceptorChain<Data>) -> String? {
-        guard case .failure(let error) = response, chain.attempt <= chain.client.manager.maximumRetryCount,
+        guard case .failure(let error) = response, chain.canRetry,
             chain.attempt < policy.maximumAttempts, policy.retryableMethods.contains(chain.endpoint.method),
             policy.isRetryable(error)
         else { return nil }

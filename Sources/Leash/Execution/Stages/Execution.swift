@@ -204,7 +204,7 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
             return finish(
                 signal.lastError ?? LeashError.invalidResponse(reason: "the stream was asked to start over mid-body"))
         }
-        guard number <= manager.maximumRetryCount else {
+        guard manager.allowsRetry(afterAttempt: number) else {
             return finish(LeashError.retryLimitExceeded(attempts: number, lastError: signal.lastError))
         }
         do {

@@ -17,6 +17,9 @@ public final class ExecutionContext: @unchecked Sendable {
     public let request: DataRequest
     /// Which attempt this is, from 1.
     public let attempt: Int
+    /// Whether `retry(after:)` would run the execution again now: the manager's
+    /// `maximumRetryCount` is not used up (see `Manager.allowsRetry(afterAttempt:)`).
+    public var canRetry: Bool { client.manager.allowsRetry(afterAttempt: attempt) }
     /// The request the attempt began with, before an execution interceptor adapted it or a
     /// redirect replaced it: the same object at every stage of one attempt, so it
     /// identifies the attempt (`request` does not once it is replaced).
