@@ -271,26 +271,20 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
             if keep(prepared, step, pacing: prepared.streamPacing) { prepared.launch() } else { prepared.dispose() }
             return
         }
-        // Another transport: its observable is the request, and the place is given back
-        // when it ends or is disposed.
-        let holder = SingleAssignmentDisposable()
-        guard keep(holder, step) else {
-            place?.release()
-            return
-        }
-        let answer: AttemptAnswer
-        let subscription: Disposable
+        // Another transport: its observable is the request, kept by the answer, which gives
+        // the place back when it ends or is disposed. The answer is kept as the attempt's
+        // request before it subscribes, so that a stop meanwhile reaches it.
         if let transfer {
             let observer = TransferObserver(attempt: self, step: step.with(transfer.urlRequest), place: place)
-            (answer, subscription) = (observer, manager.sender.transfer(transfer).subscribe(observer))
+            guard keep(observer, step) else { return observer.dispose() }
+            observer.keep(manager.sender.transfer(transfer).subscribe(observer))
         } else {
             // A WebSocket's upgrade goes through its own transport.
             let transport: any Transport = upgrade ?? manager.sender
             let observer = TransportObserver(attempt: self, step: step, place: place)
-            (answer, subscription) = (observer, transport.send(step.request).subscribe(observer))
+            guard keep(observer, step) else { return observer.dispose() }
+            observer.keep(transport.send(step.request).subscribe(observer))
         }
-        // Disposing the answer gives the place back.
-        holder.setDisposable(Disposables.create(subscription, answer))
     }
 
     /// Keeps `request` as the attempt's transport request (sending `step`), unless it can

@@ -126,3 +126,23 @@ private final class SharedFlightObserver: ObserverType, Disposable, @unchecked S
         place.release()
     }
 }
+
+/// A request's place in its manager's dispatcher, held by what observes the request and
+/// given back once: when the request ends or is disposed, whichever comes first.
+struct HeldPlace: ~Copyable, Sendable {
+    private let place: DispatcherPlace?
+    /// 1 while the place is held: an atomic, where a lock would cost an allocation per request.
+    private let taken: AtomicInt
+
+    init(_ place: DispatcherPlace?) {
+        self.place = place
+        taken = AtomicInt(place == nil ? 0 : 1)
+    }
+
+    /// Gives the place back, the first time only.
+    func release() {
+        guard let place, taken.exchange(0) == 1 else { return }
+        // Not on URLSession's queue: the next request may start here, at once.
+        place.release(hop: false)
+    }
+}

@@ -5,63 +5,80 @@ import Rx
     import FoundationNetworking
 #endif
 
-/// A request's place in its manager's dispatcher, held by what observes the request and
-/// given back once: when the request ends or is disposed, whichever comes first.
-struct HeldPlace: ~Copyable, Sendable {
-    private let place: DispatcherPlace?
-    /// 1 while the place is held: an atomic, where a lock would cost an allocation per request.
-    private let taken: AtomicInt
-
-    init(_ place: DispatcherPlace?) {
-        self.place = place
-        taken = AtomicInt(place == nil ? 0 : 1)
-    }
-
-    /// Gives the place back, the first time only.
-    func release() {
-        guard let place, taken.exchange(0) == 1 else { return }
-        // Not on URLSession's queue: the next request may start here, at once.
-        place.release(hop: false)
-    }
-}
-
 /// What the transport's observers of one attempt share: the attempt and its step (the request sent),
-/// whether the response arrived (a transport's completion alone is not one), and, for a
-/// transport other than `URLSessionTransport`, the request's place in the manager's
-/// dispatcher, given back when the request ends or is disposed (whichever comes first).
+/// whether the response arrived (a transport's completion alone is not one), the
+/// subscription to the transport's request (for a transport other than a direct one), and
+/// the request's place in the manager's dispatcher, given back when the request ends or is
+/// disposed, whichever comes first.
+///
+/// The attempt keeps the answer itself as its transport request: disposing it disposes the
+/// subscription and gives the place back, so no holder or composite disposable is made per
+/// request.
 class AttemptAnswer: Disposable, @unchecked Sendable {
-    // @unchecked: immutable but for `responded` and the held place, atomics: two flags,
-    // each changed on its own, where a lock would cost an allocation per request.
+    // @unchecked: `subscription` is written once, before `kept` is set in `flags`, and read
+    // only by whoever sets `disposed` after that (or by `keep` itself when `disposed` came
+    // first); the rest is immutable or the atomic.
     let attempt: Attempt
     let step: Attempt.Step
-    /// 1 once the response arrived.
-    private let responded = AtomicInt(0)
-    private let place: HeldPlace
+    private let place: DispatcherPlace?
+    /// What happened, as bits (below): one atomic, where a lock or an atomic per flag costs
+    /// an allocation each on the platforms whose `AtomicInt` is a lock.
+    private let flags = AtomicInt(0)
+    /// The transport's subscription, once kept.
+    private var subscription: Disposable?
+
+    /// The response arrived.
+    private static let responded = 1
+    /// `subscription` is set.
+    private static let kept = 2
+    /// `dispose()` ran (the first time gives the place back).
+    private static let disposed = 4
 
     init(attempt: Attempt, step: Attempt.Step, place: DispatcherPlace? = nil) {
         self.attempt = attempt
         self.step = step
-        self.place = HeldPlace(place)
+        self.place = place
     }
 
-    /// The transport's request is disposed: its place is given back.
+    /// Keeps the subscription to the transport's request, to be disposed with this answer;
+    /// disposed at once if the answer was disposed while it subscribed.
+    final func keep(_ subscription: Disposable) {
+        self.subscription = subscription
+        guard flags.fetchOr(Self.kept) & Self.disposed != 0 else { return }
+        self.subscription = nil
+        subscription.dispose()
+    }
+
+    /// The request is disposed, or over: its subscription is disposed, and its place given
+    /// back.
     final func dispose() {
-        place.release()
+        let before = flags.fetchOr(Self.disposed)
+        guard before & Self.disposed == 0 else { return }
+        // The request first, then its place: the next request must not reach the transport
+        // while this one is still there.
+        if before & Self.kept != 0, let subscription {
+            self.subscription = nil
+            subscription.dispose()
+        }
+        // Not on URLSession's queue: the next request may start here, at once.
+        place?.release(hop: false)
     }
 
     /// The response: to the success interceptors.
     final func respond(_ response: TransportResponse) {
-        responded.store(1)
+        _ = flags.fetchOr(Self.responded)
         attempt.received(response, step)
     }
 
     /// A failure, or the end: to the failure interceptors (an end without a response is a
     /// failure too).
     final func end(_ error: Swift.Error?) {
-        place.release()
+        // The request is over: its subscription is let go (it holds this observer, which
+        // holds it: kept, they would keep each other alive) and its place given back.
+        dispose()
         if let error {
             attempt.failed(error, step)
-        } else if responded.load() == 0 {
+        } else if flags.load() & Self.responded == 0 {
             attempt.failed(LeashError.invalidResponse(reason: "the transport completed without a response"), step)
         }
     }
