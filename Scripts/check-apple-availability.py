@@ -223,7 +223,11 @@ def line_of(starts, offset):
 # MARK: #if
 
 
-APPLE_MODULES = {"Darwin", "Foundation", "Dispatch", "Security", "os", "ObjectiveC", "CoreFoundation", "Combine"}
+# Network.framework is on every Apple platform Package.swift can declare (macOS 10.14, iOS and tvOS
+# 12, watchOS 5, visionOS 1), so `!canImport(Network)` is Linux only: the stand-in of
+# Sources/Leash/WebSocket/Connection/Apple/NetworkStandIn is not Apple code.
+APPLE_MODULES = {"Darwin", "Foundation", "Dispatch", "Security", "os", "ObjectiveC", "CoreFoundation", "Combine",
+                 "Network"}
 NON_APPLE_MODULES = {"FoundationNetworking", "FoundationEssentials", "Glibc", "Musl", "Android", "Bionic", "WinSDK",
                      "WASILibc", "ucrt", "CRT"}
 NON_APPLE_SYSTEMS = {"Linux", "Windows", "Android", "FreeBSD", "OpenBSD", "WASI", "Cygwin", "PS4", "Haiku", "none"}
@@ -595,6 +599,9 @@ func locked() { lock.withLock { } }  // FAIL NSLocking.withLock(_:)
 #if !canImport(FoundationNetworking)
     let notLinux = Task.sleep(for: .seconds(1))  // FAIL Task.sleep(for:tolerance:clock:)
 #endif
+#if canImport(Network) || LEASH_APPLE_BRANCHES
+    let connectorSide = URL.homeDirectory  // FAIL URL.homeDirectory
+#endif
 '''
 
 PASSING_FIXTURE = r'''
@@ -642,6 +649,9 @@ struct Counter {
 #if canImport(Synchronization) && !canImport(Darwin)
     import Synchronization
     let atomic = Atomic<Int>(0)
+#endif
+#if LEASH_APPLE_BRANCHES && !canImport(Network)
+    let standIn = URL.temporaryDirectory
 #endif
 #if compiler(>=6.2)
     typealias Checked = Equatable & SendableMetatype

@@ -9,7 +9,9 @@ import Rx
 package enum WebSocketByteStreams {
     /// The default connector: Network.framework (`NWConnection`, TCP and TLS) on Apple
     /// platforms; elsewhere BSD sockets for `ws://` and, on Linux, libcurl's TLS for `wss://`
-    /// (on other systems a secure address fails with `.unsupportedURL`).
+    /// (on other systems a secure address fails with `.unsupportedURL`). Linux's build that takes
+    /// Apple platforms' branches keeps the Linux connector: there `NetworkByteStreamConnector`
+    /// compiles against a stand-in of Network.framework that does no networking.
     package static var connector: any WebSocketByteStreamConnector {
         #if canImport(Network)
             NetworkByteStreamConnector()

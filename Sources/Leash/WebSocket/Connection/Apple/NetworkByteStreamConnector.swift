@@ -1,9 +1,19 @@
-#if canImport(Network)
+// Compiled on Apple platforms, and on Linux in the build that takes Apple platforms' branches
+// (`LEASH_APPLE_BRANCHES`), where `NetworkStandIn/` declares the Network.framework and Security
+// subset used here, so that CI compiles and tests this file (a real Apple build never sees
+// the stand-in).
+#if canImport(Network) || LEASH_APPLE_BRANCHES
     import Dispatch
     import Foundation
-    import Network
     import Rx
-    import Security
+
+    #if canImport(FoundationNetworking)
+        import FoundationNetworking
+    #endif
+    #if canImport(Network)
+        import Network
+        import Security
+    #endif
 
     /// Opens byte streams with Network.framework: `NWConnection` over TCP, with TLS for `wss://`.
     ///
@@ -61,7 +71,9 @@
 
         /// Starts connecting to `address`.
         func start(_ address: WebSocketAddress) {
-            guard address.port > 0, let port = NWEndpoint.Port(rawValue: UInt16(clamping: address.port)) else {
+            // `exactly`, not `clamping`: port 70000 is a bad URL, not port 65535.
+            guard let number = UInt16(exactly: address.port), number > 0, let port = NWEndpoint.Port(rawValue: number)
+            else {
                 return queue.async { [self] in report(.failure(URLError(.badURL))) }
             }
             let tcp = NWProtocolTCP.Options()
@@ -93,10 +105,9 @@
             guard let connection else { return }
             switch state {
             case .ready:
-                // The stream owns the connection from now on; the handler (and with it this
-                // attempt) is released.
-                connection.stateUpdateHandler = nil
-                let stream = NetworkByteStream(connection: connection)
+                // The stream owns the connection from now on: it sets handlers of its own, which
+                // release this attempt's (and with it the attempt).
+                let stream = NetworkByteStream(connection: connection, queue: queue)
                 if claim() { completion(.success(stream)) } else { stream.close() }
             case .waiting(let error), .failed(let error):
                 connection.stateUpdateHandler = nil
@@ -141,18 +152,43 @@
     }
 
     /// A `WebSocketByteStream` over a ready `NWConnection`: its receives and sends are the
-    /// connection's own (Network.framework reads only as asked, so backpressure holds).
+    /// connection's own (Network.framework reads only as asked, so backpressure holds), and its
+    /// completions run on the connection's queue.
     final class NetworkByteStream: WebSocketByteStream, @unchecked Sendable {
-        // Sendable: `connection` is thread-safe; `isClosed` is locked.
+        // Sendable: `connection` is thread-safe (its handlers run on `queue`); `condition` is
+        // locked.
+
+        /// What the connection's handlers and `close()` have learnt.
+        private struct Condition {
+            /// Whether `close()` ran: the failures that follow are reported as `.cancelled`,
+            /// and the calls made after it fail without reaching the connection.
+            var isClosed = false
+            /// Whether the connection left `.ready` (failed, waiting or cancelled): this stream
+            /// never restarts it.
+            var hasLeftReady = false
+            /// Whether the connection has a usable path (Network.framework's viability).
+            var isViable = true
+        }
 
         /// The ready connection.
         private let connection: NWConnection
-        /// Whether `close()` ran: the failures that follow are reported as `.cancelled`.
-        private let isClosed = LockedState(false)
+        /// The queue the connection delivers its events (and so this stream's completions) on.
+        private let queue: DispatchQueue
+        /// See `Condition`.
+        private let condition = LockedState(Condition())
 
-        /// Takes over a ready connection.
-        init(connection: NWConnection) {
+        /// Takes over a ready connection, which delivers its events on `queue`. Its state and
+        /// viability handlers become the stream's.
+        init(connection: NWConnection, queue: DispatchQueue) {
             self.connection = connection
+            self.queue = queue
+            queue.setSpecific(key: Self.queueKey, value: queueIdentity)
+            // Weak: the connection keeps its handlers, and a stream nobody holds must be able
+            // to go (and cancel the connection in deinit).
+            connection.stateUpdateHandler = { [weak self] state in self?.changed(to: state) }
+            connection.viabilityUpdateHandler = { [weak self] isViable in
+                self?.condition.withLock { $0.isViable = isViable }
+            }
         }
 
         /// A stream nobody holds any more closes its connection.
@@ -161,6 +197,7 @@
         }
 
         func receive(maximumLength: Int, _ completion: @escaping @Sendable (WebSocketByteStreamRead) -> Void) {
+            guard !isClosed else { return queue.async { completion(.failed(ByteStreamErrors.closed)) } }
             connection.receive(minimumIncompleteLength: 1, maximumLength: max(1, maximumLength)) {
                 [self] data, _, isComplete, error in
                 if let data, !data.isEmpty {
@@ -176,23 +213,55 @@
         }
 
         func send(_ bytes: Data, _ completion: @escaping @Sendable (URLError?) -> Void) {
+            guard !isClosed else { return queue.async { completion(ByteStreamErrors.closed) } }
             connection.send(
                 content: bytes, completion: .contentProcessed { [self] error in completion(error.map(failure)) })
         }
 
         func close() {
-            let isFirst = isClosed.withLock { isClosed in
-                let first = !isClosed
-                isClosed = true
+            let isFirst = condition.withLock { condition in
+                let first = !condition.isClosed
+                condition.isClosed = true
                 return first
             }
             // Graceful: TLS close-notify, then FIN; outstanding calls complete with ECANCELED.
             if isFirst { connection.cancel() }
         }
 
+        /// Network.framework cannot tell an idle connection's unread bytes or the peer's FIN
+        /// without a receive; what it does tell is a connection that left `.ready`, and one
+        /// without a usable path (Wi-Fi gone, say): neither can carry a new request now.
+        var hasInputOrHangup: Bool {
+            condition.withLock { $0.hasLeftReady || !$0.isViable }
+        }
+
+        var isOnItsQueue: Bool {
+            DispatchQueue.getSpecific(key: Self.queueKey) == queueIdentity
+        }
+
+        /// Marks each stream's queue, so that `isOnItsQueue` knows when it runs there.
+        private static let queueKey = DispatchSpecificKey<Int>()
+        /// This stream's mark on its queue.
+        private var queueIdentity: Int { ObjectIdentifier(self).hashValue }
+
+        /// Whether `close()` ran.
+        private var isClosed: Bool {
+            condition.withLock { $0.isClosed }
+        }
+
+        /// The connection's state changed after it was ready (on `queue`).
+        private func changed(to state: NWConnection.State) {
+            switch state {
+            case .waiting, .failed, .cancelled:
+                condition.withLock { $0.hasLeftReady = true }
+            default:
+                break
+            }
+        }
+
         /// A failure of a call, `.cancelled` once `close()` ran.
         private func failure(_ error: NWError) -> URLError {
-            isClosed.withLock { $0 } ? URLError(.cancelled) : Self.urlError(error, whileConnecting: false)
+            isClosed ? URLError(.cancelled) : Self.urlError(error, whileConnecting: false)
         }
 
         /// The `URLError` for a Network.framework error.
