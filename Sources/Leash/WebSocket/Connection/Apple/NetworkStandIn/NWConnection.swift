@@ -9,8 +9,8 @@
     /// recorded and its events (states, viability, the completions of receives and sends)
     /// come from the test's script (`NetworkStandInScript.swift`), delivered on the queue
     /// given to `start(queue:)` as Network.framework delivers them.
-    /// https://developer.apple.com/documentation/network/nwconnection (a final class, Sendable
-    /// in the SDK: its handlers are `@Sendable`).
+    /// https://developer.apple.com/documentation/network/nwconnection (a final class). Sendable
+    /// here: its handlers are `@Sendable` in the SDK, and it is called from any thread.
     final class NWConnection: Sendable {
         /// What changes: set by the connector's calls and by the script.
         struct Shared {
