@@ -134,7 +134,7 @@ open class Client: @unchecked Sendable {
         _ endpoint: Endpoint, serializer: Serializer, queue: DispatchQueue? = nil,
         completion: @escaping (Response<Serializer.SerializedObject>) -> Void
     ) -> DataRequest {
-        let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: endpoint))
+        let handle = DataRequest(client: self, endpoint: endpoint)
         let sink = CallbackSink(queue: queue ?? manager.callbackQueue, handle: handle, completion: completion)
         var recipe = ExecutionRecipe(client: self, endpoint: endpoint)
         recipe.control = handle

@@ -110,7 +110,7 @@ extension Client {
         _ recipe: ExecutionRecipe, serializer: Serializer, direction: TransferDirection, queue: DispatchQueue?,
         progress: ((TransferProgress) -> Void)?, completion: @escaping (Response<Serializer.SerializedObject>) -> Void
     ) -> DataRequest {
-        let handle = DataRequest(convertible: EndpointRequest(client: self, endpoint: recipe.endpoint))
+        let handle = DataRequest(client: self, endpoint: recipe.endpoint)
         let sink = TransferCallbackSink<Serializer.SerializedObject>(
             queue: queue ?? manager.callbackQueue, handle: handle, direction: direction, progress: progress,
             completion: completion)
@@ -166,18 +166,18 @@ enum TransferCallback<Value> {
 }
 
 /// The callback form of a transfer's sink: progress to `progress`, the value or the
-/// failure to `completion`, in order (see `CallbackQueue`).
+/// failure to `completion`, in order (see `CallbackDelivery`).
 struct TransferCallbackSink<Value>: ExecutionSink, @unchecked Sendable {
-    // @unchecked: the callbacks are the app's, called one at a time (see `CallbackQueue`).
+    // @unchecked: the callbacks are the app's, called one at a time (see `CallbackDelivery`).
     private let direction: TransferDirection
-    private let callbacks: CallbackQueue<TransferCallback<Value>>
+    private let callbacks: CallbackDelivery<TransferCallback<Value>>
 
     init(
         queue: DispatchQueue?, handle: DataRequest, direction: TransferDirection,
         progress: ((TransferProgress) -> Void)?, completion: @escaping (Response<Value>) -> Void
     ) {
         self.direction = direction
-        callbacks = CallbackQueue(queue: queue, handle: handle) { callback in
+        callbacks = CallbackDelivery(queue: queue, handle: handle) { callback in
             switch callback {
             case .progress(let step): progress?(step)
             case .outcome(let response): completion(response)

@@ -37,7 +37,7 @@ extension URLRequest: URLRequestConvertible {
 /// Keeping a handle keeps nothing of a finished execution alive: the handle lets go of
 /// the execution when it ends, and `cancel()` after that does nothing.
 public final class DataRequest: Cancelable, @unchecked Sendable {
-    // @unchecked: `convertible` is immutable; the rest is behind `state`.
+    // @unchecked: `source` is immutable; the rest is behind `state`.
     //
     // One type for the request and its handle, as Alamofire has it: the Leash README shows
     // both sides (`client.request(for:)` then `.response(…)` and `cancel()`, and
@@ -52,22 +52,42 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
         var suspended = false
     }
 
-    /// The request, as Alamofire exposed it.
-    public let convertible: URLRequestConvertible
-    private let state = LockedState(State())
-
-    /// Wraps a built request.
-    public convenience init(_ request: URLRequest) {
-        self.init(convertible: request)
+    /// What the request is made from, kept inline: an existential of an endpoint request
+    /// (a client and an endpoint) is too big for its inline buffer and would cost an
+    /// allocation per execution, so `convertible` makes one only when asked.
+    private enum Source {
+        case built(URLRequest)
+        case endpoint(Client, Endpoint)
     }
 
-    /// Wraps anything that produces a request.
-    init(convertible: URLRequestConvertible) {
-        self.convertible = convertible
+    private let source: Source
+    private let state = InlineLockedState(State())
+
+    /// Wraps a built request.
+    public init(_ request: URLRequest) {
+        source = .built(request)
+    }
+
+    /// The handle of an execution of `endpoint` on `client`: its request is built when asked.
+    init(client: Client, endpoint: Endpoint) {
+        source = .endpoint(client, endpoint)
+    }
+
+    /// The request, as Alamofire exposed it.
+    public var convertible: URLRequestConvertible {
+        switch source {
+        case .built(let request): request
+        case .endpoint(let client, let endpoint): EndpointRequest(client: client, endpoint: endpoint)
+        }
     }
 
     /// The `URLRequest`.
-    public var urlRequest: URLRequest? { try? convertible.asURLRequest() }
+    public var urlRequest: URLRequest? {
+        switch source {
+        case .built(let request): request
+        case .endpoint(let client, let endpoint): try? client.urlRequest(for: endpoint)
+        }
+    }
 
     /// Executes `endpoint` on `client`, serializing with `serializer`, and calls
     /// `completion` for each outcome (twice for cache-then-network) on `queue` (default:
