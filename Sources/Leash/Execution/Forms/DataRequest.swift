@@ -61,7 +61,7 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
     }
 
     private let source: Source
-    private let state = InlineLockedState(State())
+    private let state = LockedState(State())
 
     /// Wraps a built request.
     public init(_ request: URLRequest) {

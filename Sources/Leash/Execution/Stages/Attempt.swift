@@ -82,7 +82,7 @@ final class Attempt: Disposable, StageHost, @unchecked Sendable {
     /// The context the attempt began with.
     let context: ExecutionContext
     private let output: AttemptOutput
-    private let state = InlineLockedState(State())
+    private let state = LockedState(State())
 
     init(execution: Execution, number: Int, context: ExecutionContext, output: AttemptOutput) {
         self.execution = execution

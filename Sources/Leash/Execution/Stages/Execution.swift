@@ -64,7 +64,7 @@ final class Execution: Disposable, ManagedExecution, DeadlineTarget, AttemptOutp
     let marks: ExecutionMarks?
     /// The end the manager's end observers are told of; `nil` without any.
     let endReport: EndReport?
-    private let state = InlineLockedState(State())
+    private let state = LockedState(State())
 
     init(recipe: ExecutionRecipe, outlet: ExecutionOutput, reportsProgress: Bool) {
         self.recipe = recipe
