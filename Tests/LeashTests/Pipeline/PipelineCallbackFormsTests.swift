@@ -12,23 +12,7 @@ import XCTest
 #endif
 
 /// The callback and async forms: each subscribes to the same execution stream.
-final class PipelineCallbackFormsTests: PipelineTestCase {
-    private var transport: StubTransport!
-
-    override func setUp() {
-        super.setUp()
-        transport = StubTransport()
-    }
-
-    override func tearDown() {
-        transport = nil
-        super.tearDown()
-    }
-
-    private func client(configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
-        try makePipelineClient(transport, configure: configure)
-    }
-
+final class PipelineCallbackFormsTests: RealTimeStubTestCase {
     /// Runs `execute` and waits for its first callback.
     private func firstCallback<Value>(
         _ execute: (@escaping (Value) -> Void) -> Void, file: StaticString = #filePath, line: UInt = #line
@@ -259,71 +243,6 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         XCTAssertEqual(mark, "call")
     }
 
-    func testExecute_callbackQueue_keepsCacheThenNetworkOrder() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(specBobJSON, delay: 0.01))
-        let (queue, key) = Self.markedQueue("ordered")
-        let client = try client {
-            $0.callbackQueue(queue).add(
-                interceptor: PipelineExecutionInterceptor { chain in
-                    chain.complete(with: Data(specAliceJSON.utf8), finish: false)
-                    chain.proceed()
-                })
-        }
-        let done = expectation(description: "two callbacks")
-        done.expectedFulfillmentCount = 2
-        let received = PipelineBox<[String]>([])
-
-        client.execute(PipelineEndpoint()) { (response: Response<SpecUser>) in
-            let mark = DispatchQueue.getSpecific(key: key) ?? "elsewhere"
-            received.mutate { $0.append("\(response.value?.name ?? "error") on \(mark)") }
-            done.fulfill()
-        }
-        wait(for: [done], timeout: 5)
-
-        XCTAssertEqual(received.value, ["Alice on ordered", "Bob on ordered"])
-    }
-
-    func testExecute_concurrentCallbackQueue_stillDeliversOneAtATimeInOrder() throws {
-        transport.stub(.get, path: "/v1/users/1", .json(specBobJSON))
-        let key = DispatchSpecificKey<String>()
-        let queue = DispatchQueue(label: "leash.tests.concurrent", attributes: .concurrent)
-        queue.setSpecific(key: key, value: "concurrent")
-        let client = try client {
-            $0.add(
-                interceptor: PipelineExecutionInterceptor { chain in
-                    chain.complete(with: Data(specAliceJSON.utf8), finish: false)
-                    chain.proceed()
-                })
-        }
-        let done = expectation(description: "two callbacks")
-        done.expectedFulfillmentCount = 2
-        let received = PipelineBox<[String]>([])
-        let inFlight = PipelineBox(0)
-
-        client.execute(PipelineEndpoint(), queue: queue) { (response: Response<SpecUser>) in
-            inFlight.mutate { $0 += 1 }
-            // The cached value's callback lingers: the network's must wait for it.
-            if response.source == .interceptor {
-                let until = Date().addingTimeInterval(0.01)
-                while Date() < until {}
-            }
-            let mark = DispatchQueue.getSpecific(key: key) ?? "elsewhere"
-            received.mutate { $0.append("\(response.value?.name ?? "error") on \(mark), \(inFlight.value) running") }
-            inFlight.mutate { $0 -= 1 }
-            done.fulfill()
-        }
-        wait(for: [done], timeout: 5)
-
-        XCTAssertEqual(received.value, ["Alice on concurrent, 1 running", "Bob on concurrent, 1 running"])
-    }
-
-    private static func markedQueue(_ mark: String) -> (DispatchQueue, DispatchSpecificKey<String>) {
-        let key = DispatchSpecificKey<String>()
-        let queue = DispatchQueue(label: "leash.tests.\(mark)")
-        queue.setSpecific(key: key, value: mark)
-        return (queue, key)
-    }
-
     // MARK: async/await
 
     func testAsyncExecute_returnsTheDecodedValue() async throws {
@@ -340,21 +259,6 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         let client = try client()
 
         let user = try await client.execute(PipelineGetUser(id: 2))
-
-        XCTAssertEqual(user, specBob)
-    }
-
-    func testAsyncExecute_cacheThenNetwork_returnsTheLastValue() async throws {
-        transport.stub(.get, path: "/v1/users/1", .json(specBobJSON))
-        let client = try client {
-            $0.add(
-                interceptor: PipelineExecutionInterceptor { chain in
-                    chain.complete(with: Data(specAliceJSON.utf8), finish: false)
-                    chain.proceed()
-                })
-        }
-
-        let user = try await client.execute(PipelineEndpoint(), as: SpecUser.self)
 
         XCTAssertEqual(user, specBob)
     }
@@ -378,44 +282,6 @@ final class PipelineCallbackFormsTests: PipelineTestCase {
         } catch let error as LeashError {
             XCTAssertEqual(error.statusCode, 500)
         }
-    }
-
-    func testAsyncExecute_cancellingTheTask_throwsCancelledAndSendsNothingMore() async throws {
-        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
-        let held = PipelineHeldChains()
-        let client = try client { $0.add(interceptor: PipelineExecutionInterceptor { held.hold($0) }) }
-
-        let task = Task { try await client.execute(PipelineEndpoint(), as: SpecUser.self) }
-        while held.count == 0 { await Task.yield() }
-        task.cancel()
-
-        do {
-            _ = try await task.value
-            XCTFail("expected cancellation")
-        } catch {
-            guard case .cancelled? = error as? LeashError else { return XCTFail("expected .cancelled, got \(error)") }
-        }
-        held.last?.proceed()
-        held.releaseAll()
-        XCTAssertTrue(transport.requests.isEmpty)
-    }
-
-    func testAsyncExecute_alreadyCancelledTask_throwsCancelledWithoutSending() async throws {
-        transport.stub(.get, path: "/v1/users/1", .json(specAliceJSON))
-        let client = try client()
-
-        let task = Task {
-            withUnsafeCurrentTask { $0?.cancel() }
-            return try await client.execute(PipelineEndpoint(), as: SpecUser.self)
-        }
-
-        do {
-            _ = try await task.value
-            XCTFail("expected cancellation")
-        } catch {
-            guard case .cancelled? = error as? LeashError else { return XCTFail("expected .cancelled, got \(error)") }
-        }
-        XCTAssertTrue(transport.requests.isEmpty, "a cancelled task sends no request")
     }
 }
 

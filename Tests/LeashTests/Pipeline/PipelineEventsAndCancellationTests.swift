@@ -11,7 +11,8 @@ import XCTest
     import FoundationNetworking
 #endif
 
-/// The raw event stream, and what disposing an execution (or cancelling its handle) does.
+/// The raw event stream, and what disposing an execution does (cancelling the callback
+/// forms' handle: `DataRequestTests`).
 final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
     // MARK: Events
 
@@ -126,115 +127,5 @@ final class PipelineEventsAndCancellationTests: VirtualTimeTestCase {
         // The stubbed answer (due at 205) and the timeout (230) were cancelled with the
         // execution: nothing was left to run after the disposal at 203.
         XCTAssertEqual(scheduler.clock, 203)
-    }
-
-    func testDataRequestCancel_beforeTheStubbedDelay_noCallback() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON, delay: 5))
-        let client = try makePipelineClient(transport, scheduler: scheduler)
-        let calls = PipelineBox(0)
-
-        let request = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in calls.mutate { $0 += 1 } }
-        scheduler.scheduleAt(3) { request.cancel() }
-        scheduler.start()
-
-        XCTAssertEqual(calls.value, 0)
-        XCTAssertTrue(request.isCancelled)
-        XCTAssertEqual(transport.requests.count, 1)
-    }
-
-    func testDataRequestCancel_whileAnInterceptorHoldsTheChain_laterProceedSendsNothing() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
-        let held = PipelineHeldChains()
-        let client = try makePipelineClient(transport, scheduler: scheduler) {
-            $0.add(interceptor: PipelineExecutionInterceptor { held.hold($0) })
-        }
-        let calls = PipelineBox(0)
-
-        let request = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in calls.mutate { $0 += 1 } }
-        request.cancel()
-        held.last?.proceed()
-        scheduler.start()
-        held.releaseAll()
-
-        XCTAssertEqual(calls.value, 0)
-        XCTAssertTrue(transport.requests.isEmpty)
-    }
-
-    func testDataRequestCancel_whileARetryIsBuilt_withAnOperatorInterceptor_sendsNothingMore() throws {
-        // With an operator interceptor, an attempt runs inside the operator's subscription,
-        // which the execution can dispose only once subscribing returned; an attempt whose
-        // request is still being built as the cancel comes must stop all the same. (The
-        // soak saw a token refresher's retry, built just after a dispose, reach the server.)
-        transport.stub(path: "/v1/users/1", .text("busy", status: 503, delay: 2), .json(specAliceJSON))
-        let handle = PipelineBox<DataRequest?>(nil)
-        let client = try makePipelineClient(transport, scheduler: scheduler) {
-            $0.add(
-                interceptor: PipelineExecutionInterceptor { chain in
-                    // The retry's request is being built: the app cancels right then.
-                    if chain.attempt == 2 { handle.value?.cancel() }
-                    chain.proceed()
-                }
-            )
-            .add(interceptor: RetryOnceOn503Operator())
-        }
-        let calls = PipelineBox(0)
-
-        handle.value = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in calls.mutate { $0 += 1 } }
-        scheduler.start()
-
-        XCTAssertEqual(transport.requests.count, 1, "the cancelled retry was sent")
-        XCTAssertEqual(calls.value, 0)
-    }
-
-    func testDataRequestCancel_afterTheResponseWasQueued_theCallbackIsNotCalled() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
-        let client = try makePipelineClient(transport, scheduler: scheduler)
-        let queue = DispatchQueue(label: "held callbacks")
-        let calls = PipelineBox(0)
-        queue.suspend()
-
-        // The stub answers at once: the response is on the (suspended) queue when we cancel.
-        let request = client.execute(PipelineEndpoint(), queue: queue) { (_: Response<SpecUser>) in
-            calls.mutate { $0 += 1 }
-        }
-        request.cancel()
-        queue.resume()
-        queue.sync {}
-
-        XCTAssertEqual(calls.value, 0)
-    }
-
-    func testDataRequest_completedExecution_isReleasedEvenWhileTheHandleIsKept() throws {
-        transport.stub(path: "/v1/users/1", .json(specAliceJSON))
-        let client = try makePipelineClient(transport, scheduler: scheduler)
-        let baseline = Resources.total
-        var calls = 0
-
-        let request = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in calls += 1 }
-
-        XCTAssertEqual(calls, 1)
-        // The handle lets go of the finished execution.
-        XCTAssertEqual(Resources.total, baseline)
-        XCTAssertFalse(request.isCancelled, "finishing is not cancelling")
-    }
-
-    func testDataRequestCancel_realTime_beforeTheResponse_noCallbackAndReleased() throws {
-        let transport = StubTransport().stub(path: "/v1/users/1", .json(specAliceJSON, delay: 0.05))
-        let client = try makePipelineClient(transport)
-        let calls = PipelineBox(0)
-        let baseline = Resources.total
-
-        do {
-            let request = client.execute(PipelineEndpoint()) { (_: Response<SpecUser>) in
-                calls.mutate { $0 += 1 }
-            }
-            waitForPipelineCondition("the request to reach the transport") { transport.requests.count == 1 }
-            request.cancel()
-        }
-
-        // The stub's timer holds the cancelled execution until it fires: once everything
-        // is released, the answer has come and gone without a callback.
-        assertResourcesReturn(to: baseline)
-        XCTAssertEqual(calls.value, 0)
     }
 }

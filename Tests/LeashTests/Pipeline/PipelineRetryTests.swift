@@ -152,22 +152,6 @@ final class PipelineRetryTests: VirtualTimeTestCase {
         XCTAssertEqual((pipelineError(observer) as? LeashError)?.statusCode, 500)
     }
 
-    func testCanRetry_saysWhatRetryWillDo_atEveryAttempt_inAContext() throws {
-        transport.stub(path: "/v1/users/1", .status(500))
-        let seen = PipelineLog()
-        let client = try makePipelineClient(transport, scheduler: scheduler) {
-            $0.maximumRetryCount(1).add(interceptor: RetryWhileAllowed(seen: seen))
-        }
-
-        let observer = scheduler.start { client.eventStream(PipelineEndpoint(), as: SpecUser.self) }
-
-        XCTAssertEqual(seen.all, ["attempt 1: true", "attempt 2: false"])
-        XCTAssertEqual(transport.requests.count, 2)
-        XCTAssertEqual(
-            (pipelineError(observer) as? LeashError)?.statusCode, 500,
-            "the operator let the last failure through instead of asking for a refused retry")
-    }
-
     func testRetry_fromAnExecutionInterceptorForever_isBoundedThenProceeds() throws {
         transport.stub(path: "/v1/users/1", .json(specAliceJSON))
         let attempts = PipelineLog()
@@ -337,18 +321,6 @@ struct RetryOnceOn503Operator: OperatorInterceptor {
 private struct AlwaysRetry: OperatorInterceptor {
     func intercept(_ upstream: Observable<Response<Data>>, context: ExecutionContext) -> Observable<Response<Data>> {
         upstream.flatMap { _ in context.retry() }
-    }
-}
-
-/// Retries every failure while the context says a retry is left, then lets it through.
-private struct RetryWhileAllowed: OperatorInterceptor {
-    let seen: PipelineLog
-
-    func intercept(_ upstream: Observable<Response<Data>>, context: ExecutionContext) -> Observable<Response<Data>> {
-        upstream.flatMap { response -> Observable<Response<Data>> in
-            seen.append("attempt \(context.attempt): \(context.canRetry)")
-            return context.canRetry ? context.retry(after: response.error) : .just(response)
-        }
     }
 }
 

@@ -4,6 +4,7 @@ import Leash
 import Rx
 import RxTesting
 import LeashTestSupport
+import LeashTesting
 import XCTest
 
 #if canImport(FoundationNetworking)
@@ -16,6 +17,27 @@ import XCTest
 /// Base class of these tests: the shared leak check.
 typealias PipelineTestCase = LeakCheckedTestCase
 
+/// Base class of tests over a `StubTransport` in real time (its delays on a background
+/// queue): a fresh transport per test, and clients over it; plus the leak check.
+class RealTimeStubTestCase: PipelineTestCase {
+    var transport: StubTransport!
+
+    override func setUp() {
+        super.setUp()
+        transport = StubTransport()
+    }
+
+    override func tearDown() {
+        transport = nil
+        super.tearDown()
+    }
+
+    /// A client over `transport`, configured by `configure`.
+    func client(configure: (Manager.Builder) -> Void = { _ in }) throws -> Client {
+        try makePipelineClient(transport, configure: configure)
+    }
+}
+
 /// Waits up to 5 s for `condition` (for facts reached on another thread without a
 /// callback of their own, such as a request reaching the stub transport).
 func waitForPipelineCondition(
@@ -26,6 +48,17 @@ func waitForPipelineCondition(
         RunLoop.current.run(until: Date().addingTimeInterval(0.002))
     }
     XCTAssertTrue(condition(), "timed out waiting for \(description)", file: file, line: line)
+}
+
+/// Serial queues that say which one a callback ran on.
+extension XCTestCase {
+    /// A serial queue marked `mark` under the returned key (`DispatchQueue.getSpecific(key:)`).
+    static func markedQueue(_ mark: String) -> (DispatchQueue, DispatchSpecificKey<String>) {
+        let key = DispatchSpecificKey<String>()
+        let queue = DispatchQueue(label: "leash.tests.\(mark)")
+        queue.setSpecific(key: key, value: mark)
+        return (queue, key)
+    }
 }
 
 // MARK: Values and endpoints

@@ -117,6 +117,27 @@ final class RequestDispatcherTests: XCTestCase {
         XCTAssertEqual(try key("http://api.example.com.evil.net/x", plain), "api.example.com.evil.net")
     }
 
+    func testHostKey_isTheRequestsHostInLowerCase_withItsPort() throws {
+        func key(_ url: String) throws -> String {
+            RequestDispatcher.hostKey(of: URLRequest(url: try XCTUnwrap(URL(string: url))))
+        }
+        XCTAssertEqual(try key("https://API.Example.com:8443/x"), "api.example.com:8443")
+        XCTAssertEqual(try key("https://api.example.com/x"), "api.example.com", "no port given, none added")
+        XCTAssertEqual(try key("file:///tmp/x"), "", "no host")
+    }
+
+    func testAPlaceGivenBack_throughItsDispatcherPlace_startsTheNextWaiter() {
+        let dispatcher = RequestDispatcher(perHost: 1, total: 1)
+        let starts = Starts()
+        XCTAssertTrue(dispatcher.tryAcquire(host: "a"))
+        _ = dispatcher.enqueue(host: "a") { starts.record("next") }
+
+        DispatcherPlace(dispatcher: dispatcher, host: "a").release(hop: false)
+
+        XCTAssertEqual(starts.all, ["next"])
+        XCTAssertEqual(dispatcher.counts.running, 1)
+    }
+
     func testCancelWaiting_dropsTheWaitingAndThosePromotedButNotStarted() {
         let startQueue = DispatchQueue(label: "starts")
         let dispatcher = RequestDispatcher(perHost: 1, total: 1, startQueue: startQueue)

@@ -4,9 +4,9 @@ import XCTest
 
 @testable import Leash
 
-/// The mailbox through which the transport hands an `async` execution's response to the
-/// awaiting task.
-final class TaskMailboxTests: XCTestCase {
+/// `ResponseHandoff` as `TaskMailbox` implements it: the mailbox through which the transport
+/// hands an `async` execution's response to the awaiting task.
+final class ResponseHandoffTests: XCTestCase {
     /// Runs jobs from `mailbox` until it finishes; returns how many ran.
     private func drain(_ mailbox: TaskMailbox) async -> Int {
         var ran = 0
@@ -15,6 +15,18 @@ final class TaskMailboxTests: XCTestCase {
             ran += 1
         }
         return ran
+    }
+
+    func testHand_neverRunsTheJobInPlace() async {
+        // It is called on URLSession's work queue, where nothing may wait for that queue.
+        let mailbox = TaskMailbox()
+        let ran = SpecLocked(false)
+        mailbox.hand { ran.withLock { $0 = true } }
+        XCTAssertFalse(ran.value, "run by the hand-off itself")
+        mailbox.hand { mailbox.finish() }
+        let jobs = await drain(mailbox)
+        XCTAssertEqual(jobs, 2)
+        XCTAssertTrue(ran.value, "run by the awaiting task")
     }
 
     func testJobsHandedBeforeTheTaskWaits_runInOrder_thenFinishEndsTheLoop() async {

@@ -96,4 +96,30 @@ final class ExecutionDeadlineTests: XCTestCase {
         XCTAssertNil(weakToken)
         scheduler.advanceTo(100)
     }
+
+    func testIdleLimit_waitsWhileSuspended_andCountsAgainFromTheResume() {
+        let (deadline, log) = started(idle: 3)
+        scheduler.advanceTo(2)
+        deadline.pauseIdle(true)
+        scheduler.advanceTo(10)
+        XCTAssertEqual(log.value, [], "no bytes move while suspended: that is not a stall")
+        deadline.pauseIdle(false)
+        scheduler.advanceTo(100)
+        XCTAssertEqual(log.value, ["expired 3.0 at 13"])
+    }
+
+    func testTheTimeASubscriberTakesOverProgress_isNotIdle() {
+        let (deadline, log) = started(idle: 3)
+        let scheduler = self.scheduler!
+        deadline.delivering { scheduler.advanceTo(10) }
+        XCTAssertEqual(log.value, [], "the subscriber held the progress from 0 to 10")
+        scheduler.advanceTo(100)
+        XCTAssertEqual(log.value, ["expired 3.0 at 13"], "counted from the delivery's end")
+    }
+
+    func testTheTargetIsToldAtMostOnce_whenBothLimitsPass() {
+        let (_, log) = started(whole: 4, idle: 4)
+        scheduler.advanceTo(100)
+        XCTAssertEqual(log.value, ["expired 4.0 at 4"])
+    }
 }

@@ -93,4 +93,18 @@ final class RedirectHopTests: XCTestCase {
         XCTAssertEqual(rewriting.nextRequest(after: redirect)?.url?.host, "other.example.com")
         XCTAssertEqual(rewriting.limit, 2)
     }
+
+    func testOnlyTheRedirectingStatuses_redirect() {
+        XCTAssertEqual([301, 302, 303, 307, 308].filter(RedirectHop.redirects(status:)).count, 5)
+        XCTAssertEqual([200, 300, 304, 305, 306, 309, 399].filter(RedirectHop.redirects(status:)), [])
+    }
+
+    func testSameOrigin_comparesSchemeHostAndPort_theDefaultPortCountedAsGiven() {
+        func same(_ a: String, _ b: String) -> Bool { RedirectHop.sameOrigin(URL(string: a)!, URL(string: b)!) }
+        XCTAssertTrue(same("https://API.example.com/a", "HTTPS://api.example.com:443/b"))
+        XCTAssertTrue(same("http://example.com/a", "http://example.com:80/b"))
+        XCTAssertFalse(same("http://example.com/a", "https://example.com/a"), "another scheme")
+        XCTAssertFalse(same("https://example.com/a", "https://example.com:8443/a"), "another port")
+        XCTAssertFalse(same("https://example.com/a", "https://www.example.com/a"), "another host")
+    }
 }
