@@ -11,16 +11,17 @@ import XCTest
     import FoundationNetworking
 #endif
 
-/// `CallbackQueue` and `CallbackSink`, how the callback form hands its outcomes on: in place
+/// `CallbackDelivery`, `CallbackQueue` and `CallbackSink`, how the callback form hands its outcomes on: in place
 /// without a queue; on a queue one at a time and in the order sent, even a concurrent one;
 /// nothing after the handle's `cancel()` (checked on the queue, just before each call) nor
 /// after the closing item; and the sink's outcomes as responses.
 final class CallbackSinksTests: RealTimeStubTestCase {
-    /// A callback queue for ints on `queue`, recording what its handler is given.
+    /// A callback delivery of ints on `queue` (in place without one), recording what its
+    /// handler is given.
     private func recordingQueue(_ queue: DispatchQueue?, _ record: SinkRecord, handle: DataRequest? = nil)
-        -> CallbackQueue<Int>
+        -> CallbackDelivery<Int>
     {
-        CallbackQueue(queue: queue, handle: handle ?? DataRequest(URLRequest(url: executionTestURL))) { item in
+        CallbackDelivery(queue: queue, handle: handle ?? DataRequest(URLRequest(url: executionTestURL))) { item in
             record.record("\(item)")
         }
     }
