@@ -37,6 +37,10 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
     private let options: ServerSentEventOptions
     private let observer: AnyObserver<ServerSentEvent>
     private let state: LockedState<State>
+    /// Where every event to the subscriber goes (the package's serial-delivery primitive, as
+    /// for an execution and a WebSocket run): one at a time, in order, nothing after the
+    /// end or a dispose, whichever connection, timer or `cancelAll()` sends it.
+    private let line = LockedState(DeliveryLine<Event<ServerSentEvent>>())
     /// The connection in progress, or the wait before the next.
     private let connection = SerialDisposable()
     /// Held while a connection is opened and while `dispose()` marks the session over, so
@@ -67,8 +71,15 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
             return state.isWaiting
         }
         opening.unlock()
+        line.close {}
         if wasWaiting { client.manager.executions.remove(self) }
         connection.dispose()
+    }
+
+    /// Hands `event` to the subscriber through the line.
+    private func deliver(_ event: Event<ServerSentEvent>) {
+        let observer = self.observer
+        line.deliver(event, closing: event.isStopEvent, hand: { observer.on($0) }, release: {})
     }
 
     /// `cancelAll()` during the wait before a reconnection ends the stream with
@@ -83,8 +94,7 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
         }
         guard wasWaiting else { return }
         connection.dispose()
-        // No connection is in flight: nothing else calls the observer.
-        observer.onError(LeashError.cancelled)
+        deliver(.error(LeashError.cancelled))
     }
 
     /// Opens the next connection.
@@ -134,7 +144,7 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
             case .completed:
                 parser.value.finish()
                 if parser.hasNoContent || !options.reconnecting {
-                    observer.onCompleted()
+                    deliver(.completed)
                 } else {
                     reconnectLater()
                 }
@@ -142,19 +152,18 @@ final class ServerSentEventSession: Disposable, ManagedExecution, @unchecked Sen
                 if options.reconnecting, Self.isDrop(error) {
                     reconnectLater()
                 } else {
-                    observer.onError(error)
+                    deliver(.error(error))
                 }
             }
         } catch {
             connection.dispose()
-            observer.onError(error)
+            deliver(.error(error))
         }
     }
 
     /// Parses `data`, handing each event on, and keeps what the next connection needs.
     private func parse(_ data: Data, _ parser: ConnectionParser) throws {
-        let observer = self.observer
-        try parser.value.parse(data) { observer.onNext($0) }
+        try parser.value.parse(data) { deliver(.next($0)) }
         let (id, retry) = (parser.value.sourceLastEventID, parser.value.reconnectionTime)
         state.withLock { state in
             state.lastEventID = id
