@@ -55,6 +55,8 @@ final class StubByteStream: WebSocketByteStream, @unchecked Sendable {
         var receive: (maximum: Int, completion: @Sendable (WebSocketByteStreamRead) -> Void)?
         /// The server closed its side: the client reads the end once `inbound` is empty.
         var serverClosed = false
+        /// The connection failed: the client reads this failure once `inbound` is empty.
+        var failure: URLError?
         var isClosed = false
     }
 
@@ -102,6 +104,12 @@ final class StubByteStream: WebSocketByteStream, @unchecked Sendable {
         serve()
     }
 
+    /// The connection fails with `error` (a server that cannot be reached).
+    func fail(_ error: URLError) {
+        state.withLock { $0.failure = error }
+        serve()
+    }
+
     /// The server closes its side.
     func closeFromServer() {
         state.withLock { $0.serverClosed = true }
@@ -118,6 +126,10 @@ final class StubByteStream: WebSocketByteStream, @unchecked Sendable {
                 state.inbound.removeFirst(bytes.count)
                 state.receive = nil
                 return (receive.completion, .bytes(Data(bytes)))
+            }
+            if let failure = state.failure {
+                state.receive = nil
+                return (receive.completion, .failed(failure))
             }
             guard state.serverClosed else { return nil }
             state.receive = nil

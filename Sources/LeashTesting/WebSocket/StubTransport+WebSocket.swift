@@ -16,9 +16,10 @@ extension StubTransport: WebSocketConnectorProviding {
     }
 
     /// A scripted WebSocket at `path`: each connect is answered with the next of `refusals`
-    /// while there are any (`.status(401)` makes the client refresh its token), then
-    /// accepted, choosing the client's first subprotocol, with `conversation` run on the
-    /// server's side of the new connection.
+    /// while there are any (`.status(401)` makes the client refresh its token;
+    /// `.error(.cannotConnectToHost)` plays a server that cannot be reached: the connection
+    /// fails with that error before any answer), then accepted, choosing the client's first
+    /// subprotocol, with `conversation` run on the server's side of the new connection.
     ///
     /// The upgrade request goes through the client's whole pipeline and is logged in
     /// `requests` like any other.

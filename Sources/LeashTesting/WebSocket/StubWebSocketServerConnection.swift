@@ -123,6 +123,14 @@ final class StubWebSocketServerConnection: Sendable {
         var request = URLRequest(url: url ?? URL(fileURLWithPath: "/"))
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         switch transport.webSocketAnswer(for: request) {
+        case .refuse(let response) where response.failure != nil:
+            // A server that cannot be reached: the connection fails, with no answer.
+            let failure = response.failure ?? URLError(.cannotConnectToHost)
+            let fail: @Sendable () -> Void = { [self] in
+                client.fail(failure)
+                closeConnection()
+            }
+            if let delay = response.delay { runner.after(delay, fail) } else { fail() }
         case .refuse(let response):
             var head = "HTTP/1.1 \(response.status) Stub\r\nContent-Length: \(response.body.count)\r\n"
             for (name, value) in response.headers where name.lowercased() != "content-length" {

@@ -52,6 +52,17 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         return options
     }
 
+    /// A reconnect policy without jitter (exact virtual times), first delay `initialDelay`.
+    private func reconnectPolicy(initialDelay: TimeInterval = 1, retriesFirstConnect: Bool = false)
+        -> WebSocketReconnectPolicy
+    {
+        var reconnect = WebSocketReconnectPolicy()
+        reconnect.initialDelay = initialDelay
+        reconnect.jitter = 0
+        reconnect.retriesFirstConnect = retriesFirstConnect
+        return reconnect
+    }
+
     /// The events as text, for comparing whole recordings.
     private static func describe(_ event: WebSocketEvent) -> String {
         switch event {
@@ -191,9 +202,7 @@ final class WebSocketVirtualTimeTests: XCTestCase {
             }
         }
         let client = try makeClient()
-        var reconnect = WebSocketReconnectPolicy()
-        reconnect.initialDelay = 2
-        reconnect.jitter = 0
+        let reconnect = reconnectPolicy(initialDelay: 2)
 
         let events = scheduler.start {
             client.rx.webSocket(Chat(), options: self.options { $0.reconnect = reconnect }).map(Self.describe)
@@ -316,6 +325,60 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         XCTAssertEqual(peers.value.first?.clientClose?.code, .goingAway)
     }
 
+    func testAFirstConnectThatCannotReachTheServer_isRetriedUnderTheBackoff_whenThePolicyAsks() throws {
+        // Offline twice (as an app opened without a network), then the server answers.
+        transport.stubWebSocket(path: "/chat", refusing: .error(.notConnectedToInternet), .error(.cannotConnectToHost))
+        {
+            peer in peer.send(.text("hello"))
+        }
+        let client = try makeClient()
+        let reconnect = reconnectPolicy(initialDelay: 2, retriesFirstConnect: true)
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options { $0.reconnect = reconnect }).map(Self.describe)
+        }
+
+        XCTAssertEqual(
+            events.events,
+            [
+                .next(200, "reconnecting 1 after 2.0"), .next(202, "reconnecting 2 after 4.0"),
+                .next(206, "opened -"), .next(206, "text hello"),
+            ])
+    }
+
+    func testAFirstConnectThatCannotReachTheServer_endsTheStream_byDefault_evenWithAReconnectPolicy() throws {
+        transport.stubWebSocket(path: "/chat", refusing: .error(.notConnectedToInternet)) { _ in }
+        let client = try makeClient()
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options { $0.reconnect = WebSocketReconnectPolicy() })
+                .map(Self.describe)
+        }
+
+        XCTAssertEqual(events.events.count, 1, "\(events.events)")
+        guard case .error(let error as LeashError)? = events.events.first?.value, case .transport = error else {
+            return XCTFail("expected the first connect's transport error, got \(events.events)")
+        }
+    }
+
+    func testAFirstConnectTheServerRefuses_endsTheStream_evenWhenFirstConnectsAreRetried() throws {
+        transport.stubWebSocket(path: "/chat", refusing: .error(.cannotConnectToHost), .status(403)) { _ in }
+        let client = try makeClient()
+        let reconnect = reconnectPolicy(retriesFirstConnect: true)
+
+        let events = scheduler.start {
+            client.rx.webSocket(Chat(), options: self.options { $0.reconnect = reconnect }).map(Self.describe)
+        }
+
+        XCTAssertEqual(events.events.first, .next(200, "reconnecting 1 after 1.0"))
+        XCTAssertEqual(events.events.count, 2, "\(events.events)")
+        guard case .error(LeashError.unacceptableStatusCode(let failure))? = events.events.last?.value else {
+            return XCTFail("expected the refusal to end the stream, got \(events.events)")
+        }
+        XCTAssertEqual(failure.statusCode, 403)
+        XCTAssertEqual(events.events.last?.time, 201)
+    }
+
     func testAHandshakeTheServerNeverAnswers_failsWithTheManagersTimeout() throws {
         transport.stubWebSocket(path: "/chat", refusing: StubResponse(status: 500, delay: 3600)) { _ in }
         let client = try makeClient()
@@ -340,8 +403,7 @@ final class WebSocketVirtualTimeTests: XCTestCase {
             }
         }
         let client = try makeClient { $0.authenticator(authenticator) }
-        var reconnect = WebSocketReconnectPolicy()
-        reconnect.jitter = 0
+        let reconnect = reconnectPolicy()
 
         _ = scheduler.start(disposed: 210) {
             client.rx.webSocket(Chat(), options: self.options { $0.reconnect = reconnect })

@@ -12,7 +12,8 @@ import Foundation
 /// a normal close (1000), a policy violation (1008) or the other protocol codes, nor after
 /// a handshake the server refused (a status other than 101), nor after a close the app asked
 /// for (`WebSocket.close`), even one whose closing handshake was cut short (a 1006). A reconnect that cannot reach
-/// the server (a transport error or a timeout) backs off and tries again.
+/// the server (a transport error or a timeout) backs off and tries again; so does the first
+/// connect with `retriesFirstConnect` (an app opened while offline), else it ends the stream.
 public struct WebSocketReconnectPolicy: Sendable {
     /// Seconds before the first reconnect. Default 1.
     public var initialDelay: TimeInterval = 1
@@ -30,6 +31,13 @@ public struct WebSocketReconnectPolicy: Sendable {
     public var stablePeriod: TimeInterval = 30
     /// Which closes are reconnected after (see the type's documentation for the default).
     public var reconnectsAfter: @Sendable (WebSocketClose) -> Bool = WebSocketReconnectPolicy.isTransient
+    /// Whether a first connect that cannot reach the server (a transport error, such as
+    /// `URLError.cannotConnectToHost` or `.notConnectedToInternet`, or a timeout) is tried
+    /// again under the same backoff, with `.reconnecting` events, as a reconnect is. A
+    /// handshake the server refused (a status other than 101) still ends the stream.
+    /// Default `false`: the first connect's failure ends it, so that an app learns at once
+    /// that the server is not there.
+    public var retriesFirstConnect = false
 
     /// The defaults above.
     public init() {}

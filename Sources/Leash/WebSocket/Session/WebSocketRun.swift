@@ -119,15 +119,17 @@ final class WebSocketRun: Disposable, ManagedExecution, WebSocketConnectionListe
         connection.start(listener: self)
     }
 
-    /// The handshake's execution failed: the end, unless it was a reconnect that could not
-    /// reach the server and the policy tries again.
+    /// The handshake's execution failed: the end, unless it could not reach the server and
+    /// the policy tries again (a reconnect's, or the first connect's with
+    /// `retriesFirstConnect`).
     fileprivate func handshakeFailed(_ error: Swift.Error, _ upgrade: WebSocketUpgrade) {
         upgrade.discard()
+        let retriesFirst = options.reconnect?.retriesFirstConnect == true
         let retries = state.withLock { state -> Bool in
             guard !state.isOver, state.upgrade === upgrade else { return false }
             state.handshake = nil
             state.upgrade = nil
-            return state.hasOpened && Self.isUnreachable(error)
+            return (state.hasOpened || retriesFirst) && Self.isUnreachable(error)
         }
         if retries, scheduleReconnect() { return }
         end(.error(error))
