@@ -62,6 +62,49 @@ final class WebSocketLoopbackTests: LoopbackIntegrationCase {
         return error as? LeashError
     }
 
+    // MARK: Reconnecting
+
+    func testAFirstConnectToAServerNotYetListening_isRetried_andOpensOnceTheServerIsUp() throws {
+        // The port of a server that is stopped: connects to it are refused until another
+        // server listens there.
+        let port = UInt16(server.port)
+        let client = try makeClient()
+        server.stop()
+        let later = SpecLocked<LoopbackServer?>(nil)
+        defer { later.value?.stop() }
+        var reconnect = WebSocketReconnectPolicy()
+        reconnect.initialDelay = 0.2
+        reconnect.jitter = 0
+        reconnect.retriesFirstConnect = true
+        let echoed = expectation(description: "the echo, over the connection opened on the retry")
+        let seen = SpecLocked<[String]>([])
+
+        let subscription = client.rx.webSocket(Echo(), options: options { $0.reconnect = reconnect })
+            .subscribe(onNext: { event in
+                switch event {
+                case .reconnecting(let attempt, _):
+                    seen.withLock { $0.append("reconnecting \(attempt)") }
+                    // The server comes up during the backoff.
+                    if attempt == 1, let server = try? LoopbackServer(port: port) {
+                        server.start()
+                        later.withLock { $0 = server }
+                    }
+                case .opened(let socket):
+                    seen.withLock { $0.append("opened") }
+                    socket.send(.text("after the retry"))
+                case .message(.text(let text)):
+                    seen.withLock { $0.append("text \(text)") }
+                    echoed.fulfill()
+                default: break
+                }
+            })
+        wait(for: [echoed], timeout: 20)
+        subscription.dispose()
+
+        XCTAssertEqual(seen.value, ["reconnecting 1", "opened", "text after the retry"])
+        XCTAssertNotNil(later.value, "the second server started on the same port")
+    }
+
     // MARK: The conversation
 
     func testEcho_textAndAMegabyteOfBinary_eachFrameMaskedWithAFreshKey_thenDisposeClosesWith1000() throws {
