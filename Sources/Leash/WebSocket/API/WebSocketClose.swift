@@ -28,11 +28,15 @@ public struct WebSocketClose: Equatable, Sendable, CustomStringConvertible {
         self.failure = failure
     }
 
+    /// Whether two closes say the same: code, reason, cleanness, and the same failure (by
+    /// its description, since `LeashError` keeps underlying errors that are not equatable).
     public static func == (lhs: WebSocketClose, rhs: WebSocketClose) -> Bool {
         lhs.code == rhs.code && lhs.reason == rhs.reason && lhs.wasClean == rhs.wasClean
             && lhs.failure?.description == rhs.failure?.description
     }
 
+    /// The code, the reason in quotes if there is one, whether it was clean, and the
+    /// failure if any: `1006, not clean: …`.
     public var description: String {
         var text = "\(code.rawValue)"
         if !reason.isEmpty { text += " \"\(reason)\"" }

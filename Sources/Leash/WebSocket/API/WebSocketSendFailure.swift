@@ -11,6 +11,7 @@ public enum WebSocketSendFailure: Equatable, Sendable, CustomStringConvertible {
     /// the peer (or the network) is not keeping up.
     case queueFull(queuedBytes: Int, messageBytes: Int, limit: Int)
 
+    /// Why the message could not be queued, in a sentence (for logs and error messages).
     public var description: String {
         switch self {
         case .closed:
