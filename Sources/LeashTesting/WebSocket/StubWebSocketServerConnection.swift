@@ -123,23 +123,24 @@ final class StubWebSocketServerConnection: Sendable {
         var request = URLRequest(url: url ?? URL(fileURLWithPath: "/"))
         for (name, value) in headers { request.setValue(value, forHTTPHeaderField: name) }
         switch transport.webSocketAnswer(for: request) {
-        case .refuse(let response) where response.failure != nil:
-            // A server that cannot be reached: the connection fails, with no answer.
-            let failure = response.failure ?? URLError(.cannotConnectToHost)
-            let fail: @Sendable () -> Void = { [self] in
-                client.fail(failure)
-                closeConnection()
-            }
-            if let delay = response.delay { runner.after(delay, fail) } else { fail() }
         case .refuse(let response):
-            var head = "HTTP/1.1 \(response.status) Stub\r\nContent-Length: \(response.body.count)\r\n"
-            for (name, value) in response.headers where name.lowercased() != "content-length" {
-                head += "\(name): \(value)\r\n"
-            }
-            let bytes = Data((head + "\r\n").utf8) + response.body
-            let refuse: @Sendable () -> Void = { [self] in
-                client.write(bytes)
-                closeConnection()
+            let refuse: @Sendable () -> Void
+            if let failure = response.failure {
+                // A server that cannot be reached: the connection fails, with no answer.
+                refuse = { [self] in
+                    client.fail(failure)
+                    closeConnection()
+                }
+            } else {
+                var head = "HTTP/1.1 \(response.status) Stub\r\nContent-Length: \(response.body.count)\r\n"
+                for (name, value) in response.headers where name.lowercased() != "content-length" {
+                    head += "\(name): \(value)\r\n"
+                }
+                let bytes = Data((head + "\r\n").utf8) + response.body
+                refuse = { [self] in
+                    client.write(bytes)
+                    closeConnection()
+                }
             }
             // A delayed refusal plays a server slow to answer (the handshake's timeout).
             if let delay = response.delay { runner.after(delay, refuse) } else { refuse() }

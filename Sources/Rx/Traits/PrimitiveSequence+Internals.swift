@@ -65,7 +65,7 @@ final class TraitJustProducer<Element>: TraitScalarProducer<Element>, @unchecked
 /// place (see `TraitScalarProducer`).
 @usableFromInline
 final class TraitScalarMapProducer<Source, Result>: TraitScalarProducer<Result>, @unchecked Sendable {
-    // Sendable: immutable, like `TraitMapProducer`.
+    // Sendable: immutable (every field a `let`; the transform is `@Sendable`).
     @usableFromInline let source: TraitScalarProducer<Source>
     @usableFromInline let transform: @Sendable (Source) throws -> Result
 
@@ -184,7 +184,7 @@ final class TraitFlatMapProducer<Source, InnerTrait, Result>: Observable<Result>
 /// have told it.
 @usableFromInline
 final class TraitScalarFlatMapProducer<Source, InnerTrait, Result>: Observable<Result>, @unchecked Sendable {
-    // Sendable: immutable, like `TraitFlatMapProducer`.
+    // Sendable: immutable (every field a `let`; the selector is `@Sendable`).
     @usableFromInline let source: TraitScalarProducer<Source>
     @usableFromInline let selector: @Sendable (Source) throws -> PrimitiveSequence<InnerTrait, Result>
     @usableFromInline let subscribeInner:

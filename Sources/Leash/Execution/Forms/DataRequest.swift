@@ -83,10 +83,8 @@ public final class DataRequest: Cancelable, @unchecked Sendable {
 
     /// The `URLRequest`.
     public var urlRequest: URLRequest? {
-        switch source {
-        case .built(let request): request
-        case .endpoint(let client, let endpoint): try? client.urlRequest(for: endpoint)
-        }
+        if case .built(let request) = source { return request }
+        return try? convertible.asURLRequest()
     }
 
     /// Executes `endpoint` on `client`, serializing with `serializer`, and calls
