@@ -40,12 +40,9 @@ public final class WebSocket: Equatable, Sendable {
     /// late still tells the outcome.
     @discardableResult
     public func send(_ message: WebSocketMessage) -> Completable {
-        let outcome = SendOutcome()
+        let outcome = WebSocketSendOutcome()
         connection.send(message) { error in outcome.settle(error) }
-        return Completable.create { observer in
-            outcome.observe(observer)
-            return Disposables.create()
-        }
+        return outcome.completable
     }
 
     /// Starts the closing handshake with `code` and `reason` (at most 123 bytes of UTF-8;
@@ -64,39 +61,5 @@ public final class WebSocket: Equatable, Sendable {
     /// The same connection (events compare their sockets by identity).
     public static func == (lhs: WebSocket, rhs: WebSocket) -> Bool {
         lhs === rhs
-    }
-}
-
-/// The outcome of one `send`, for whoever subscribes to its `Completable`, before or after
-/// it is known.
-private final class SendOutcome: Sendable {
-    private struct State {
-        /// `nil` while unknown; then `.some(nil)` (written) or `.some(error)`.
-        var outcome: LeashError??
-        var observers: [@Sendable (CompletableEvent) -> Void] = []
-    }
-
-    private let state = LockedState(State())
-
-    func settle(_ error: LeashError?) {
-        let observers = state.withLock { state -> [@Sendable (CompletableEvent) -> Void] in
-            guard state.outcome == nil else { return [] }
-            state.outcome = .some(error)
-            defer { state.observers = [] }
-            return state.observers
-        }
-        for observer in observers { observer(Self.event(error)) }
-    }
-
-    func observe(_ observer: @escaping @Sendable (CompletableEvent) -> Void) {
-        let known = state.withLock { state -> LeashError?? in
-            if state.outcome == nil { state.observers.append(observer) }
-            return state.outcome
-        }
-        if let known { observer(Self.event(known)) }
-    }
-
-    private static func event(_ error: LeashError?) -> CompletableEvent {
-        error.map { .error($0) } ?? .completed
     }
 }

@@ -28,6 +28,11 @@ public struct WebSocketOptions: Sendable {
     /// with `WebSocketSendFailure.queueFull` (never dropped silently). Default 32 MiB,
     /// room for a message of `maximumMessageSize` echoed while another waits.
     public var maximumQueuedBytes: Int = 32 * 1024 * 1024
+    /// Seconds a message sent through a `WebSocketSession` while no connection is open may
+    /// wait for one; past it, its send fails with `WebSocketSendFailure.timedOut` (it was
+    /// never written). `nil`, the default: no limit, the message waits while the session
+    /// connects and reconnects, and fails only if the session ends first.
+    public var sendTimeout: TimeInterval?
     /// Whether to offer permessage-deflate (RFC 7692): messages are compressed both ways if
     /// the server agrees, with the window sizes and context takeover it chooses. Default true.
     public var offersCompression = true

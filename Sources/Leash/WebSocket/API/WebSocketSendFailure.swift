@@ -10,6 +10,9 @@ public enum WebSocketSendFailure: Equatable, Sendable, CustomStringConvertible {
     /// `messageBytes` would take it past `limit` (`WebSocketOptions.maximumQueuedBytes`):
     /// the peer (or the network) is not keeping up.
     case queueFull(queuedBytes: Int, messageBytes: Int, limit: Int)
+    /// A `WebSocketSession` kept the message while no connection was open, for `limit`
+    /// seconds (`WebSocketOptions.sendTimeout`), and none opened: it was never written.
+    case timedOut(limit: TimeInterval)
 
     /// Why the message could not be queued, in a sentence (for logs and error messages).
     public var description: String {
@@ -20,6 +23,9 @@ public enum WebSocketSendFailure: Equatable, Sendable, CustomStringConvertible {
             return
                 "the outgoing queue holds \(queued) unwritten bytes, and \(message) more would pass its limit of \(limit) "
                 + "(WebSocketOptions.maximumQueuedBytes)"
+        case .timedOut(let limit):
+            return
+                "no connection opened within the \(limit) s a message may wait for one (WebSocketOptions.sendTimeout)"
         }
     }
 }

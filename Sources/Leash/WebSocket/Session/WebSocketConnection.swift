@@ -302,6 +302,14 @@ final class WebSocketConnection: @unchecked Sendable {
 
     /// Queues `message` (see `WebSocket.send(_:)`); `completion` tells its outcome once.
     func send(_ message: WebSocketMessage, completion: @escaping @Sendable (LeashError?) -> Void) {
+        if let refusal = offer(message, completion: completion) { completion(refusal) }
+    }
+
+    /// Queues `message` if it can be queued now, and then `completion` tells once whether it
+    /// was written; if not, returns why, before anything was written, and `completion` is
+    /// never called (a `WebSocketSession` keeps a message the closing connection refused
+    /// for the next one: it never reached the server).
+    func offer(_ message: WebSocketMessage, completion: @escaping @Sendable (LeashError?) -> Void) -> LeashError? {
         let (opcode, payload): (WebSocketFrame.Opcode, Data)
         switch message {
         case .text(let text): (opcode, payload) = (.text, Data(text.utf8))
@@ -332,8 +340,9 @@ final class WebSocketConnection: @unchecked Sendable {
                 return (nil, claimWriting(&state))
             }
         }
-        if let refusal = outcome.refusal { return completion(refusal) }
+        if let refusal = outcome.refusal { return refusal }
         if outcome.write { writeNext() }
+        return nil
     }
 
     /// Why a message of `bytes` cannot be queued now, if it cannot.
