@@ -47,7 +47,7 @@ final class WebSocketReadmeSnippetsTests: XCTestCase {
         let client = try makeClient()
 
         // README:
-        // A chat: say hello once open, print what arrives, and connect again after a drop.
+        // The cold stream: say hello once open, print what arrives, and connect again after a drop.
         var options = WebSocketOptions()
         options.reconnect = WebSocketReconnectPolicy()
         client.rx.webSocket(ChatRoom(name: "general"), options: options)
@@ -68,6 +68,51 @@ final class WebSocketReadmeSnippetsTests: XCTestCase {
             RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
         }
         XCTAssertEqual(printed.value, ["hello", "closed 1000 true"])
+    }
+
+    func testTheSessionSnippet() throws {
+        let client = try makeClient()
+
+        // README:
+        // A chat session: made at once, connected from now on, reconnected after a drop.
+        var options = WebSocketOptions()
+        options.reconnect = WebSocketReconnectPolicy()
+        let session = client.webSocketSession(ChatRoom(name: "general"), options: options)
+        session.events
+            .subscribe(onNext: { event in
+                switch event {
+                case .message(.text(let text)): print(text)
+                case .closed(let close): print("closed", close.code.rawValue, close.wasClean)
+                default: break
+                }
+            })
+            .disposed(by: disposeBag)
+        session.send(.text("hello"))  // kept until the connection opens, then written
+        // README end
+
+        // The close comes once the echo was printed; wait for both lines.
+        let deadline = Date(timeIntervalSinceNow: 10)
+        while printed.value.count < 2 && Date() < deadline {
+            RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
+        }
+        XCTAssertEqual(printed.value, ["hello", "closed 1000 true"])
+        XCTAssertEqual(session.state, .ended(failure: nil), "a normal close is not reconnected after")
+    }
+
+    func testTheSessionsAsyncSnippet() async throws {
+        let client = try makeClient()
+
+        // README:
+        // async/await: the same session's events as an AsyncSequence; `send` waits for the write.
+        let session = client.webSocketSession(ChatRoom(name: "general"))
+        let events = session.events.values  // subscribes now: nothing arriving from here on is missed
+        try await session.send(.text("hello")).value
+        for try await event in events {
+            if case .message(.text(let text)) = event { print(text) }
+        }
+        // README end
+
+        XCTAssertEqual(printed.value, ["hello"])
     }
 
     func testTheAsyncSnippet() async throws {
