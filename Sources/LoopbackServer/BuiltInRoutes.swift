@@ -84,7 +84,7 @@ extension LoopbackServer {
     /// `Expect: 100-continue` is answered with `100 Continue` when a route starts reading
     /// the body. Malformed parameters (`/status/abc`, `/large/-1`, `/bytes/1?chunked=yes`)
     /// and malformed query options (`/ndjson?count=-1`, `/sse?retry=soon`) answer 400.
-    public static let builtInRoutes: [Route] = [
+    package static let builtInRoutes: [Route] = [
         Route(method: "GET", path: "/json", response: .json(Data(sampleJSON.utf8))),
         Route(method: nil, path: "/echo", handler: echo),
         Route(method: nil, path: "/echo/*", handler: echo),
@@ -121,40 +121,40 @@ extension LoopbackServer {
     ]
 
     /// The body of `GET /json`.
-    public static let sampleJSON = #"{"id":1,"name":"Leash","tags":["a","b"]}"#
+    package static let sampleJSON = #"{"id":1,"name":"Leash","tags":["a","b"]}"#
 
     /// What `/echo` answers: the request as the server saw it.
-    public struct EchoedRequest: Codable, Sendable, Equatable {
+    package struct EchoedRequest: Codable, Sendable, Equatable {
         /// One query item.
-        public struct QueryItem: Codable, Sendable, Equatable {
+        package struct QueryItem: Codable, Sendable, Equatable {
             /// The decoded name.
-            public var name: String
+            package var name: String
             /// The decoded value; absent for an item without `=`.
-            public var value: String?
+            package var value: String?
 
             /// Creates a query item.
-            public init(name: String, value: String?) {
+            package init(name: String, value: String?) {
                 self.name = name
                 self.value = value
             }
         }
 
         /// The request method.
-        public var method: String
+        package var method: String
         /// The path, still percent-encoded.
-        public var path: String
+        package var path: String
         /// The raw query string, absent when the target had no `?`.
-        public var query: String?
+        package var query: String?
         /// The decoded query items, in order.
-        public var queryItems: [QueryItem]
+        package var queryItems: [QueryItem]
         /// The header fields with lower-cased names; repeated fields joined with ", ".
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// The body as UTF-8 text, absent when it is not valid UTF-8.
-        public var body: String?
+        package var body: String?
         /// The body in base64.
-        public var bodyBase64: String
+        package var bodyBase64: String
         /// The server's id for the connection.
-        public var connectionID: Int
+        package var connectionID: Int
     }
 
     private static func echo(_ request: LoopbackRequest) -> LoopbackResponse {

@@ -3,18 +3,18 @@ import Foundation
 extension LoopbackServer {
     /// What `GET /cookies` answers: the cookies the request sent, as httpbin's `/cookies`
     /// does (`{"cookies":{"name":"value"}}`).
-    public struct ReceivedCookies: Codable, Sendable, Equatable {
+    package struct ReceivedCookies: Codable, Sendable, Equatable {
         /// Each cookie of the request's `Cookie` header by name (the last one of a name).
-        public var cookies: [String: String]
+        package var cookies: [String: String]
 
         /// Creates the answer.
-        public init(cookies: [String: String]) {
+        package init(cookies: [String: String]) {
             self.cookies = cookies
         }
     }
 
     /// The `Set-Cookie` field httpbin's `/cookies/delete` answers for `name`.
-    public static func deletingCookie(_ name: String) -> String {
+    package static func deletingCookie(_ name: String) -> String {
         "\(name)=; Expires=Thu, 01 Jan 1970 00:00:00 GMT; Max-Age=0; Path=/"
     }
 

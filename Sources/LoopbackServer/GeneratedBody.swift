@@ -3,15 +3,15 @@ import Foundation
 extension LoopbackResponse {
     /// A response body produced while it is written: its length and a function that fills
     /// any byte range of it, so that a body of gigabytes is never held in memory.
-    public struct GeneratedBody: Sendable {
+    package struct GeneratedBody: Sendable {
         /// The length of the whole body in bytes.
-        public let length: Int
+        package let length: Int
         /// Fills `buffer` with the body's bytes from `offset` on (`buffer.count` of them,
         /// never past `length`). Runs on the connection's thread, once per piece written.
-        public let fill: @Sendable (_ offset: Int, _ buffer: UnsafeMutableRawBufferPointer) -> Void
+        package let fill: @Sendable (_ offset: Int, _ buffer: UnsafeMutableRawBufferPointer) -> Void
 
         /// A body of `length` bytes (negative counts as 0) produced by `fill`.
-        public init(
+        package init(
             length: Int, fill: @escaping @Sendable (_ offset: Int, _ buffer: UnsafeMutableRawBufferPointer) -> Void
         ) {
             self.length = max(0, length)
@@ -19,21 +19,21 @@ extension LoopbackResponse {
         }
 
         /// `length` bytes of `LoopbackServer.patternByte(at:)`.
-        public static func pattern(length: Int) -> GeneratedBody {
+        package static func pattern(length: Int) -> GeneratedBody {
             GeneratedBody(length: length) { offset, buffer in LoopbackServer.fillPattern(buffer, from: offset) }
         }
     }
 
     /// How a trickled body goes out: `byteCount` bytes, then a pause of `interval` seconds,
     /// repeatedly (the last piece may be shorter; no pause follows it).
-    public struct Trickle: Sendable, Equatable {
+    package struct Trickle: Sendable, Equatable {
         /// The bytes written before each pause (at least 1).
-        public var byteCount: Int
+        package var byteCount: Int
         /// The pause in seconds.
-        public var interval: TimeInterval
+        package var interval: TimeInterval
 
         /// Pieces of `byteCount` bytes (at least 1) with `interval` seconds between them.
-        public init(byteCount: Int, interval: TimeInterval) {
+        package init(byteCount: Int, interval: TimeInterval) {
             self.byteCount = max(1, byteCount)
             self.interval = max(0, interval)
         }
@@ -41,7 +41,7 @@ extension LoopbackResponse {
 
     /// A 200 whose body of `length` bytes is produced by `fill` as it is written, with
     /// `Content-Type: contentType`, answering `Range` requests (see `acceptsRanges`).
-    public static func generated(
+    package static func generated(
         length: Int, contentType: String = "application/octet-stream",
         fill: @escaping @Sendable (_ offset: Int, _ buffer: UnsafeMutableRawBufferPointer) -> Void
     ) -> LoopbackResponse {
@@ -54,7 +54,7 @@ extension LoopbackResponse {
     /// What `GET /bytes/{length}` answers: `length` bytes of `LoopbackServer.patternByte(at:)`,
     /// generated as they are written, `application/octet-stream`, with the strong
     /// `ETag: "pattern-{length}"`, answering `Range` requests.
-    public static func pattern(length: Int) -> LoopbackResponse {
+    package static func pattern(length: Int) -> LoopbackResponse {
         var response = LoopbackResponse(headers: [
             "Content-Type": "application/octet-stream", "ETag": "\"pattern-\(max(0, length))\"",
         ])
@@ -64,7 +64,7 @@ extension LoopbackResponse {
     }
 
     /// This response, answering `Range` requests or not (see `acceptsRanges`).
-    public func acceptingRanges(_ accepts: Bool = true) -> LoopbackResponse {
+    package func acceptingRanges(_ accepts: Bool = true) -> LoopbackResponse {
         var copy = self
         copy.acceptsRanges = accepts
         return copy
@@ -72,7 +72,7 @@ extension LoopbackResponse {
 
     /// This response, after `count` of whose body bytes the connection closes although the
     /// head announced them all (see `dropAfterBodyBytes`).
-    public func droppingConnection(afterBodyBytes count: Int) -> LoopbackResponse {
+    package func droppingConnection(afterBodyBytes count: Int) -> LoopbackResponse {
         var copy = self
         copy.dropAfterBodyBytes = max(0, count)
         return copy
@@ -81,7 +81,7 @@ extension LoopbackResponse {
     /// This response, its body written `byteCount` bytes at a time with a pause of
     /// `interval` seconds after each piece (see `Trickle`). With `chunked(size:)`, each piece
     /// goes out as its own chunks.
-    public func trickled(bytes byteCount: Int, every interval: TimeInterval) -> LoopbackResponse {
+    package func trickled(bytes byteCount: Int, every interval: TimeInterval) -> LoopbackResponse {
         var copy = self
         copy.trickle = Trickle(byteCount: byteCount, interval: interval)
         return copy

@@ -5,19 +5,19 @@ import Foundation
 ///
 /// Waiting ends when the gate opens, or after 30 s, so that a broken test cannot hang the
 /// server.
-public final class HandlerGate: @unchecked Sendable {
+package final class HandlerGate: @unchecked Sendable {
     // @unchecked: `isClosed` is behind `condition`.
     private let condition = NSCondition()
     private var isClosed = false
 
     /// An open gate.
-    public init() {}
+    package init() {}
 
     /// Closes the gate: handlers that call `waitWhileClosed()` wait from now on.
-    public func close() { condition.withLock { isClosed = true } }
+    package func close() { condition.withLock { isClosed = true } }
 
     /// Opens the gate and lets every waiting handler go.
-    public func open() {
+    package func open() {
         condition.withLock {
             isClosed = false
             condition.broadcast()
@@ -25,7 +25,7 @@ public final class HandlerGate: @unchecked Sendable {
     }
 
     /// Waits while the gate is closed, at most 30 s.
-    public func waitWhileClosed() {
+    package func waitWhileClosed() {
         let deadline = Date(timeIntervalSinceNow: 30)
         condition.withLock {
             while isClosed && condition.wait(until: deadline) {}

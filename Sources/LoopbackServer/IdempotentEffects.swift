@@ -27,26 +27,26 @@ import Foundation
 /// structured-field string is sent, differs from `abc`). Every answer closes its connection
 /// unless `closesConnections` is false (see it). Every property may be read or set from any thread at any
 /// time; a change applies from the next request on.
-public final class IdempotentEffects: Sendable {
+package final class IdempotentEffects: Sendable {
     /// One effect the route performed, as the request that caused it was received.
-    public struct Effect: Sendable, Equatable {
+    package struct Effect: Sendable, Equatable {
         /// The idempotency key as received, or nil when the request had none.
-        public var key: String?
+        package var key: String?
         /// The method as sent.
-        public var method: String
+        package var method: String
         /// The request target: the path and query as sent, still percent-encoded.
-        public var path: String
+        package var path: String
         /// The body as received (de-chunked).
-        public var body: Data
+        package var body: Data
         /// The effect's place in the log, from 1.
-        public var sequence: Int
+        package var sequence: Int
         /// The header fields with lower-cased names; repeated fields joined with ", ".
-        public var headers: [String: String]
+        package var headers: [String: String]
         /// Whether the connection was closed instead of answering (`dropResponseProbability`).
-        public var responseDropped: Bool
+        package var responseDropped: Bool
 
         /// Creates an effect record (the route does; tests may compare with one).
-        public init(
+        package init(
             key: String?, method: String, path: String, body: Data, sequence: Int, headers: [String: String],
             responseDropped: Bool = false
         ) {
@@ -104,20 +104,20 @@ public final class IdempotentEffects: Sendable {
 
     /// Creates a recorder whose lost answers (`dropResponseProbability`) follow `seed`: the
     /// same seed and the same requests drop the same answers, run after run.
-    public init(seed: UInt64 = 0) {
+    package init(seed: UInt64 = 0) {
         state = ServerLock(State(seed: seed, random: SplitMix64(seed: seed)))
     }
 
     /// A route answering `method` (nil: any) on `path` for this recorder; see
     /// `LoopbackServer.idempotentRoute(method:path:seed:)` to create and install one at once.
-    public func route(method: String? = nil, path: String) -> LoopbackServer.Route {
+    package func route(method: String? = nil, path: String) -> LoopbackServer.Route {
         LoopbackServer.Route(method: method, path: path) { [self] request in respond(to: request) }
     }
 
     // MARK: - Configuration
 
     /// The header field carrying the key, matched case-insensitively; `Idempotency-Key` by default.
-    public var keyHeaderName: String {
+    package var keyHeaderName: String {
         get { state.withLock { $0.keyHeaderName } }
         set { state.withLock { $0.keyHeaderName = newValue } }
     }
@@ -130,7 +130,7 @@ public final class IdempotentEffects: Sendable {
     /// So that the client sees the loss at once, every answer of the route closes its
     /// connection unless `closesConnections` is false: keep the route's connections for the
     /// route alone.
-    public var dropResponseProbability: Double {
+    package var dropResponseProbability: Double {
         get { state.withLock { $0.dropResponseProbability } }
         set { state.withLock { $0.dropResponseProbability = min(max(newValue, 0), 1) } }
     }
@@ -138,7 +138,7 @@ public final class IdempotentEffects: Sendable {
     /// When set, a request without this header field (name case-insensitive, value exact)
     /// gets a 401 with no effect. No `WWW-Authenticate` is sent: URLSession on Linux holds
     /// a task whose `Basic` challenge nobody answers.
-    public var requiredHeader: (name: String, value: String)? {
+    package var requiredHeader: (name: String, value: String)? {
         get { state.withLock { $0.requiredHeader } }
         set { state.withLock { $0.requiredHeader = newValue } }
     }
@@ -148,7 +148,7 @@ public final class IdempotentEffects: Sendable {
     /// do: on Linux, libcurl (under URLSession) re-sends a request whose reused connection
     /// closed before any byte of an answer, on a new connection and without its body, and
     /// this server waits for that body until the client gives up.
-    public var closesConnections: Bool {
+    package var closesConnections: Bool {
         get { state.withLock { $0.closesConnections } }
         set { state.withLock { $0.closesConnections = newValue } }
     }
@@ -156,14 +156,14 @@ public final class IdempotentEffects: Sendable {
     /// While true, a request about to perform an effect waits, its key (if any) marked as in
     /// progress, so that a concurrent request with the same key gets its 409; setting it back
     /// to false lets the waiting requests go on. See `waitForHeldRequests(_:timeout:)`.
-    public var holdsEffects: Bool {
+    package var holdsEffects: Bool {
         get { state.withLock { $0.holdsEffects } }
         set { state.update { $0.holdsEffects = newValue } }
     }
 
     /// Makes the next `count` requests answer `status` with `headers` and a small JSON error
     /// body, with no effect and without touching their keys (after those scripted earlier).
-    public func failNext(_ count: Int, status: Int, headers: [String: String] = [:]) {
+    package func failNext(_ count: Int, status: Int, headers: [String: String] = [:]) {
         guard count > 0 else { return }
         state.withLock { $0.failures.append(ScriptedFailure(remaining: count, status: status, headers: headers)) }
     }
@@ -171,36 +171,36 @@ public final class IdempotentEffects: Sendable {
     // MARK: - What happened
 
     /// The effects performed, in order.
-    public var effects: [Effect] {
+    package var effects: [Effect] {
         state.withLock { $0.effects }
     }
 
     /// How many effects requests with `key` performed (compared exactly).
-    public func effectCount(forKey key: String) -> Int {
+    package func effectCount(forKey key: String) -> Int {
         state.withLock { state in state.effects.count { $0.key == key } }
     }
 
     /// Every request the route received: effects, replays, refusals and scripted failures.
-    public var requestCount: Int {
+    package var requestCount: Int {
         state.withLock { $0.requestCount }
     }
 
     /// Blocks until the route has received `count` requests, or `timeout` seconds pass.
     /// - Returns: whether it had.
-    public func waitForRequests(_ count: Int, timeout: TimeInterval) -> Bool {
+    package func waitForRequests(_ count: Int, timeout: TimeInterval) -> Bool {
         state.wait(until: Date(timeIntervalSinceNow: timeout)) { $0.requestCount >= count }
     }
 
     /// Blocks until `count` requests wait under `holdsEffects`, or `timeout` seconds pass.
     /// - Returns: whether they did.
-    public func waitForHeldRequests(_ count: Int = 1, timeout: TimeInterval) -> Bool {
+    package func waitForHeldRequests(_ count: Int = 1, timeout: TimeInterval) -> Bool {
         state.wait(until: Date(timeIntervalSinceNow: timeout)) { $0.heldCount >= count }
     }
 
     /// Forgets the effects, the keys, the request count and the scripted failures, restarts
     /// the generator from its seed and lets held requests go; the configuration stays. Call
     /// it with no request in flight: one that is finishes as if nothing had been reset.
-    public func reset() {
+    package func reset() {
         state.update { state in
             state.effects = []
             state.keys = [:]
@@ -309,7 +309,7 @@ extension LoopbackServer {
     /// ```swift
     /// let effects = server.idempotentRoute(path: "/idempotent/*")
     /// ```
-    public func idempotentRoute(method: String? = nil, path: String, seed: UInt64 = 0) -> IdempotentEffects {
+    package func idempotentRoute(method: String? = nil, path: String, seed: UInt64 = 0) -> IdempotentEffects {
         let effects = IdempotentEffects(seed: seed)
         route(effects.route(method: method, path: path))
         return effects

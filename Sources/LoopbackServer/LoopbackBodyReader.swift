@@ -1,7 +1,7 @@
 import Foundation
 
 /// Why a request body could not be read to its end.
-public enum LoopbackBodyError: Error, Sendable, Equatable {
+package enum LoopbackBodyError: Error, Sendable, Equatable {
     /// The client closed or reset the connection before the body ended.
     case clientDisconnected
     /// The body's chunked framing is malformed (the server answers 400 itself).
@@ -38,7 +38,7 @@ public enum LoopbackBodyError: Error, Sendable, Equatable {
 /// the handler's response: it answers a malformed body with 400 itself, and a departed
 /// client with nothing. The reader belongs to the connection's thread and only works
 /// until its handler returns.
-public final class LoopbackBodyReader {
+package final class LoopbackBodyReader {
     private enum Source {
         case connection(Connection)
         case memory(Data, position: Int)
@@ -46,20 +46,20 @@ public final class LoopbackBodyReader {
     }
 
     /// The length the request announced in `Content-Length`; nil when it is chunked.
-    public let declaredLength: Int?
+    package let declaredLength: Int?
     /// Whether the request came with `Transfer-Encoding: chunked`.
-    public let isChunked: Bool
+    package let isChunked: Bool
     /// The body bytes handed over so far.
-    public private(set) var bytesRead = 0
+    package private(set) var bytesRead = 0
     /// Whether the body has been read to its end.
-    public private(set) var isComplete: Bool
+    package private(set) var isComplete: Bool
 
     private var source: Source
     private static let memoryRunSize = 64 * 1024
 
     /// A reader over `data`, as if it had arrived with `Content-Length`, in runs of 64 KB:
     /// for calling a streaming handler without a server.
-    public init(data: Data) {
+    package init(data: Data) {
         declaredLength = data.count
         isChunked = false
         isComplete = data.isEmpty
@@ -85,7 +85,7 @@ public final class LoopbackBodyReader {
     /// The bytes are only valid during the call. Blocks until the client has sent more.
     /// - Returns: false (without calling `consume`) when the body has ended.
     /// - Throws: `LoopbackBodyError`, or what `consume` throws.
-    public func readNext(_ consume: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
+    package func readNext(_ consume: (UnsafeRawBufferPointer) throws -> Void) throws -> Bool {
         guard !isComplete else { return false }
         switch source {
         case .closed:
@@ -115,7 +115,7 @@ public final class LoopbackBodyReader {
     /// Reads the body to its end, calling `consume` with each run of bytes (valid only
     /// during the call).
     /// - Throws: `LoopbackBodyError`, or what `consume` throws.
-    public func readToEnd(_ consume: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func readToEnd(_ consume: (UnsafeRawBufferPointer) throws -> Void) throws {
         while try readNext(consume) {}
     }
 
@@ -123,7 +123,7 @@ public final class LoopbackBodyReader {
     /// - Parameter limit: the most bytes to accept.
     /// - Throws: `LoopbackBodyError.tooLarge` beyond `limit` (the rest stays unread), or
     ///   another `LoopbackBodyError`.
-    public func readAll(limit: Int = 64 * 1024 * 1024) throws -> Data {
+    package func readAll(limit: Int = 64 * 1024 * 1024) throws -> Data {
         var data = Data()
         try readToEnd { run in
             guard data.count + run.count <= limit else { throw LoopbackBodyError.tooLarge(limit: limit) }
@@ -134,7 +134,7 @@ public final class LoopbackBodyReader {
 
     /// Reads and drops the rest of the body, so that the connection can be kept alive.
     /// - Throws: `LoopbackBodyError`.
-    public func discardRest() throws {
+    package func discardRest() throws {
         try readToEnd { _ in }
     }
 

@@ -2,45 +2,45 @@
 ///
 /// Fields keep the order and spelling they were received or added in; repeated names are
 /// kept as separate fields. `headers["content-type"]` finds `Content-Type`.
-public struct LoopbackHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
+package struct LoopbackHeaders: Sendable, Equatable, Sequence, ExpressibleByDictionaryLiteral {
     /// One header field as it appears on the wire.
-    public struct Field: Sendable, Equatable {
+    package struct Field: Sendable, Equatable {
         /// The field name, spelled as received or added.
-        public var name: String
+        package var name: String
         /// The field value, without surrounding whitespace.
-        public var value: String
+        package var value: String
 
         /// Creates a field.
-        public init(name: String, value: String) {
+        package init(name: String, value: String) {
             self.name = name
             self.value = value
         }
     }
 
     /// The fields, in order.
-    public private(set) var fields: [Field]
+    package private(set) var fields: [Field]
 
     /// Creates headers from `(name, value)` pairs, kept in order.
-    public init(_ pairs: [(String, String)] = []) {
+    package init(_ pairs: [(String, String)] = []) {
         fields = pairs.map { Field(name: $0.0, value: $0.1) }
     }
 
     /// Creates headers from a dictionary literal, kept in the literal's order.
-    public init(dictionaryLiteral elements: (String, String)...) {
+    package init(dictionaryLiteral elements: (String, String)...) {
         self.init(elements)
     }
 
     /// The number of fields, counting repeated names separately.
-    public var count: Int { fields.count }
+    package var count: Int { fields.count }
 
     /// Whether there are no fields.
-    public var isEmpty: Bool { fields.isEmpty }
+    package var isEmpty: Bool { fields.isEmpty }
 
     /// The value of the first field named `name` (case-insensitive), or nil.
     ///
     /// Setting replaces every field with that name by one field (appended at the end if
     /// there was none); setting nil removes them all.
-    public subscript(name: String) -> String? {
+    package subscript(name: String) -> String? {
         get { fields.first { Self.namesMatch($0.name, name) }?.value }
         set {
             guard let newValue else {
@@ -64,18 +64,18 @@ public struct LoopbackHeaders: Sendable, Equatable, Sequence, ExpressibleByDicti
     }
 
     /// The values of every field named `name` (case-insensitive), in order.
-    public func values(for name: String) -> [String] {
+    package func values(for name: String) -> [String] {
         fields.filter { Self.namesMatch($0.name, name) }.map(\.value)
     }
 
     /// Whether a field named `name` (case-insensitive) is present.
-    public func contains(_ name: String) -> Bool {
+    package func contains(_ name: String) -> Bool {
         fields.contains { Self.namesMatch($0.name, name) }
     }
 
     /// Whether the comma-separated values of the fields named `name` include `token`,
     /// compared case-insensitively (for example `Connection: keep-alive, Upgrade`).
-    public func containsToken(_ token: String, in name: String) -> Bool {
+    package func containsToken(_ token: String, in name: String) -> Bool {
         values(for: name).contains { value in
             value.split(separator: ",").contains { part in
                 Self.namesMatch(part.trimmingSpaces(), token)
@@ -84,17 +84,17 @@ public struct LoopbackHeaders: Sendable, Equatable, Sequence, ExpressibleByDicti
     }
 
     /// Appends a field, keeping any existing field with the same name.
-    public mutating func add(name: String, value: String) {
+    package mutating func add(name: String, value: String) {
         fields.append(Field(name: name, value: value))
     }
 
     /// Removes every field named `name` (case-insensitive).
-    public mutating func remove(_ name: String) {
+    package mutating func remove(_ name: String) {
         fields.removeAll { Self.namesMatch($0.name, name) }
     }
 
     /// Iterates the fields in order.
-    public func makeIterator() -> IndexingIterator<[Field]> {
+    package func makeIterator() -> IndexingIterator<[Field]> {
         fields.makeIterator()
     }
 

@@ -1,31 +1,31 @@
 import Foundation
 
 /// A request as the server received it, handed to a route's handler.
-public struct LoopbackRequest: Sendable {
+package struct LoopbackRequest: Sendable {
     /// The method exactly as sent (`GET`, `POST`, …; HTTP methods are case-sensitive).
-    public let method: String
+    package let method: String
     /// The request target as sent: path and query, still percent-encoded (an absolute-form
     /// target, `http://host/path?query`, is reduced to its path and query).
-    public let target: String
+    package let target: String
     /// The path part of the target, still percent-encoded (`/users/a%20b`).
-    public let path: String
+    package let path: String
     /// The raw query string after `?`, still percent-encoded; nil when the target has no `?`.
-    public let query: String?
+    package let query: String?
     /// The query items in the order sent, names and values percent-decoded (`+` is kept as
     /// is); an item without `=` has a nil value.
-    public let queryItems: [URLQueryItem]
+    package let queryItems: [URLQueryItem]
     /// The header fields in the order sent, with case-insensitive lookup.
-    public let headers: LoopbackHeaders
+    package let headers: LoopbackHeaders
     /// The body, de-chunked when it was sent with `Transfer-Encoding: chunked`; empty for a
     /// streaming route, whose handler reads the body through a `LoopbackBodyReader`.
-    public internal(set) var body: Data
+    package internal(set) var body: Data
     /// The protocol version from the request line, `HTTP/1.1` or `HTTP/1.0`.
-    public let httpVersion: String
+    package let httpVersion: String
     /// The server-assigned id of the connection the request came on (1, 2, … per server).
-    public let connectionID: Int
+    package let connectionID: Int
 
     /// Creates a request; the server does this, tests of handlers may too.
-    public init(
+    package init(
         method: String, target: String, headers: LoopbackHeaders = [:], body: Data = Data(),
         httpVersion: String = "HTTP/1.1", connectionID: Int = 0
     ) {
@@ -48,17 +48,17 @@ public struct LoopbackRequest: Sendable {
     }
 
     /// The non-empty path segments, percent-decoded: `/status/404` gives `["status", "404"]`.
-    public var pathComponents: [String] {
+    package var pathComponents: [String] {
         path.split(separator: "/").map { Self.percentDecoded($0) }
     }
 
     /// The value of the first query item named `name`, or nil (also when it has no value).
-    public func queryValue(_ name: String) -> String? {
+    package func queryValue(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value ?? nil
     }
 
     /// The body as UTF-8 text, or nil when it is not valid UTF-8.
-    public var bodyText: String? {
+    package var bodyText: String? {
         String(data: body, encoding: .utf8)
     }
 

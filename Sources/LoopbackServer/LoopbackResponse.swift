@@ -18,9 +18,9 @@ import Foundation
 ///     method: "GET", path: "/file",
 ///     [.pattern(length: 4 << 20).droppingConnection(afterBodyBytes: 1 << 20), .pattern(length: 4 << 20)])
 /// ```
-public struct LoopbackResponse: Sendable {
+package struct LoopbackResponse: Sendable {
     /// How the response goes on the wire.
-    public enum Delivery: Sendable, Equatable {
+    package enum Delivery: Sendable, Equatable {
         /// A normal response framed by `Content-Length`.
         case contentLength
         /// `Transfer-Encoding: chunked`, the body split into chunks of at most `chunkSize` bytes.
@@ -37,36 +37,36 @@ public struct LoopbackResponse: Sendable {
     }
 
     /// The status code.
-    public var status: Int
+    package var status: Int
     /// Header fields to send besides the framing fields the server writes itself.
-    public var headers: LoopbackHeaders
+    package var headers: LoopbackHeaders
     /// The body (unless `generatedBody` is set).
-    public var body: Data
+    package var body: Data
     /// A body produced while it is written; when set, it replaces `body`.
-    public var generatedBody: GeneratedBody?
+    package var generatedBody: GeneratedBody?
     /// A body that code writes as it goes; when set, it replaces `body` and `generatedBody`
     /// (see `streamed(status:headers:_:)` for what still applies).
-    public var streamedBody: StreamedBody?
+    package var streamedBody: StreamedBody?
     /// Whether the response answers `Range: bytes=…` requests: it then says
     /// `Accept-Ranges: bytes`, and a 200 to a `GET` or `HEAD` with a single byte range becomes
     /// a `206 Partial Content` with that range (a `416` with `Content-Range: bytes */length`
     /// when the range starts past the end). A `Range` with several ranges, or an `If-Range`
     /// that does not match the `ETag` header, gets the whole body.
-    public var acceptsRanges: Bool
+    package var acceptsRanges: Bool
     /// When set, the connection closes after this many body bytes of the response (counted
     /// after any `Range`), though the head announced them all.
-    public var dropAfterBodyBytes: Int?
+    package var dropAfterBodyBytes: Int?
     /// When set, the body goes out in pieces with pauses between them.
-    public var trickle: Trickle?
+    package var trickle: Trickle?
     /// Seconds to wait before answering. The wait watches the connection, so a client that
     /// disconnects meanwhile is counted in `clientDisconnectCount`; other connections are
     /// never blocked.
-    public var delay: TimeInterval
+    package var delay: TimeInterval
     /// How the response is framed and sent.
-    public var delivery: Delivery
+    package var delivery: Delivery
     /// Whether the server closes the connection after this response even if the client
     /// wanted to keep it alive (the response then says `Connection: close`).
-    public var closeAfterResponse: Bool
+    package var closeAfterResponse: Bool
     /// For a WebSocket upgrade (`LoopbackServer.webSocketRoutes`): what the connection does
     /// once the `101` is out; the rest of the response is ignored.
     var webSocket: WebSocketScript?
@@ -76,7 +76,7 @@ public struct LoopbackResponse: Sendable {
     var closesWithoutAnswer = false
 
     /// Creates a response.
-    public init(
+    package init(
         status: Int = 200, headers: LoopbackHeaders = [:], body: Data = Data(), delay: TimeInterval = 0,
         delivery: Delivery = .contentLength, closeAfterResponse: Bool = false
     ) {
@@ -97,13 +97,13 @@ public struct LoopbackResponse: Sendable {
     // MARK: - Bodies
 
     /// JSON bytes sent as they are, with `Content-Type: application/json`.
-    public static func json(_ data: Data, status: Int = 200) -> LoopbackResponse {
+    package static func json(_ data: Data, status: Int = 200) -> LoopbackResponse {
         LoopbackResponse(status: status, headers: ["Content-Type": "application/json"], body: data)
     }
 
     /// A value encoded with a `JSONEncoder` (sorted keys), with `Content-Type: application/json`.
     /// If encoding fails the response is a 500 whose text body names the error.
-    public static func json<Value: Encodable>(_ value: Value, status: Int = 200) -> LoopbackResponse {
+    package static func json<Value: Encodable>(_ value: Value, status: Int = 200) -> LoopbackResponse {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         do {
@@ -114,77 +114,77 @@ public struct LoopbackResponse: Sendable {
     }
 
     /// UTF-8 text with `Content-Type: text/plain; charset=utf-8`.
-    public static func text(_ text: String, status: Int = 200) -> LoopbackResponse {
+    package static func text(_ text: String, status: Int = 200) -> LoopbackResponse {
         LoopbackResponse(
             status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Data(text.utf8))
     }
 
     /// The status with a small JSON error body, `{"error":"Not Found","status":404}`
     /// (no body for 204 and 304, which cannot carry one).
-    public static func status(_ code: Int) -> LoopbackResponse {
+    package static func status(_ code: Int) -> LoopbackResponse {
         if code == 204 || code == 304 { return empty(status: code) }
         return json(ErrorBody(error: reasonPhrase(for: code), status: code), status: code)
     }
 
     /// The status with no body.
-    public static func empty(status: Int = 204) -> LoopbackResponse {
+    package static func empty(status: Int = 204) -> LoopbackResponse {
         LoopbackResponse(status: status)
     }
 
     /// A response that is never sent: the connection hangs until the client disconnects
     /// or the server stops.
-    public static var hang: LoopbackResponse {
+    package static var hang: LoopbackResponse {
         LoopbackResponse(delivery: .hang)
     }
 
     /// Bytes that are not HTTP, written raw before the connection closes.
-    public static func garbage(_ bytes: Data = defaultGarbage) -> LoopbackResponse {
+    package static func garbage(_ bytes: Data = defaultGarbage) -> LoopbackResponse {
         LoopbackResponse(body: bytes, delivery: .garbage)
     }
 
     /// A 200 whose head announces `body.count` bytes, of which only the first half is sent
     /// before the connection closes.
-    public static func closeMidBody(_ body: Data = Data(repeating: UInt8(ascii: "x"), count: 1024))
+    package static func closeMidBody(_ body: Data = Data(repeating: UInt8(ascii: "x"), count: 1024))
         -> LoopbackResponse
     {
         LoopbackResponse(headers: ["Content-Type": "application/octet-stream"], body: body, delivery: .closeMidBody)
     }
 
     /// What `.garbage()` sends: text and binary bytes without a status line.
-    public static let defaultGarbage = Data("this is not HTTP\r\n\r\n".utf8) + Data([0x00, 0xFF, 0xFE, 0x7F, 0x0A])
+    package static let defaultGarbage = Data("this is not HTTP\r\n\r\n".utf8) + Data([0x00, 0xFF, 0xFE, 0x7F, 0x0A])
 
     // MARK: - Behaviours
 
     /// This response, answered after waiting `seconds`.
-    public func delayed(by seconds: TimeInterval) -> LoopbackResponse {
+    package func delayed(by seconds: TimeInterval) -> LoopbackResponse {
         var copy = self
         copy.delay = seconds
         return copy
     }
 
     /// This response with `Transfer-Encoding: chunked`, in chunks of at most `size` bytes.
-    public func chunked(size: Int = 1024) -> LoopbackResponse {
+    package func chunked(size: Int = 1024) -> LoopbackResponse {
         var copy = self
         copy.delivery = .chunked(chunkSize: max(1, size))
         return copy
     }
 
     /// This response cut off halfway through its body (see `Delivery.closeMidBody`).
-    public func closingMidBody() -> LoopbackResponse {
+    package func closingMidBody() -> LoopbackResponse {
         var copy = self
         copy.delivery = .closeMidBody
         return copy
     }
 
     /// This response, after which the server closes the connection.
-    public func closingConnection() -> LoopbackResponse {
+    package func closingConnection() -> LoopbackResponse {
         var copy = self
         copy.closeAfterResponse = true
         return copy
     }
 
     /// This response with the header field `name` set to `value` (replacing any other).
-    public func header(_ name: String, _ value: String) -> LoopbackResponse {
+    package func header(_ name: String, _ value: String) -> LoopbackResponse {
         var copy = self
         copy.headers[name] = value
         return copy
@@ -193,7 +193,7 @@ public struct LoopbackResponse: Sendable {
     // MARK: - Reason phrases
 
     /// The standard reason phrase for `code`, or a generic one for its class.
-    public static func reasonPhrase(for code: Int) -> String {
+    package static func reasonPhrase(for code: Int) -> String {
         if let phrase = reasonPhrases[code] { return phrase }
         switch code {
         case 100..<200: return "Informational"

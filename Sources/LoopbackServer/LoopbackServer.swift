@@ -22,45 +22,45 @@ import Foundation
 /// built-in routes (see `builtInRoutes`). An unmatched request gets a 404 with a JSON body.
 /// A malformed request gets a 400 (431, 413, 501 or 505 where those fit) and the
 /// connection closes.
-public final class LoopbackServer: Sendable {
+package final class LoopbackServer: Sendable {
     /// The server's counters, read together at one instant.
-    public struct Counters: Sendable, Equatable {
+    package struct Counters: Sendable, Equatable {
         /// Requests received whole and answered by a route or with 404 (malformed ones are
         /// not counted). Counted before the handler runs; for a streaming route, as soon as
         /// its head has arrived.
-        public var requestCount = 0
+        package var requestCount = 0
         /// Connections accepted.
-        public var connectionCount = 0
+        package var connectionCount = 0
         /// Connections the client closed or reset while a request was unanswered: partly
         /// received, waiting out a `delay`, hanging, or being written (a streamed response
         /// included, until its terminating chunk). Closing an idle keep-alive connection
         /// does not count, nor do connections `stop()` closes.
-        public var clientDisconnectCount = 0
+        package var clientDisconnectCount = 0
         /// Requests answered with 400 (or another error status) because they were malformed.
-        public var badRequestCount = 0
+        package var badRequestCount = 0
         /// Connections open right now; not reset by `resetCounters()`.
-        public var openConnectionCount = 0
+        package var openConnectionCount = 0
         /// Request body bytes received (de-chunked), by ordinary and streaming routes alike,
         /// counted as they arrive.
-        public var requestBodyBytes = 0
+        package var requestBodyBytes = 0
         /// Response body bytes written (heads and chunk framing not counted), counted as
         /// they are handed to the socket; for a streamed response, each write once the
         /// socket has taken it, so a client that stops reading stops this count.
-        public var responseBodyBytes = 0
+        package var responseBodyBytes = 0
         /// `100 Continue` interim responses sent.
-        public var continueCount = 0
+        package var continueCount = 0
 
         /// Creates counters, all zero.
-        public init() {}
+        package init() {}
     }
 
     let core: ServerCore
 
     /// The TCP port the server listens on, on 127.0.0.1.
-    public let port: Int
+    package let port: Int
 
     /// `http://127.0.0.1:PORT`.
-    public let baseURL: URL
+    package let baseURL: URL
 
     /// Binds 127.0.0.1 and listens. Call `start()` to begin answering.
     ///
@@ -70,7 +70,7 @@ public final class LoopbackServer: Sendable {
     ///   - port: the port to bind; 0 (the default) picks a free ephemeral port.
     /// - Throws: `LoopbackServerError` when a socket call fails (the port is taken, no
     ///   descriptors are left, …).
-    public init(routes: [Route] = [], includeBuiltInRoutes: Bool = true, port: UInt16 = 0)
+    package init(routes: [Route] = [], includeBuiltInRoutes: Bool = true, port: UInt16 = 0)
         throws(LoopbackServerError)
     {
         core = try ServerCore(port: port, builtInRoutes: includeBuiltInRoutes ? Self.builtInRoutes : [])
@@ -92,7 +92,7 @@ public final class LoopbackServer: Sendable {
     }
 
     /// Starts the accept loop on its own thread. Idempotent; does nothing after `stop()`.
-    public func start() {
+    package func start() {
         core.start()
     }
 
@@ -100,17 +100,17 @@ public final class LoopbackServer: Sendable {
     /// closed (new connections are refused). Requests in flight end without an answer;
     /// their handlers, if running, finish on their own threads. Idempotent; also runs on
     /// deinit.
-    public func stop() {
+    package func stop() {
         core.stop()
     }
 
     /// Whether the server has been started and not stopped.
-    public var isRunning: Bool {
+    package var isRunning: Bool {
         core.isRunning
     }
 
     /// The URL of `path` (percent-encoded as needed) with `queryItems` on this server.
-    public func url(path: String, queryItems: [URLQueryItem] = []) -> URL {
+    package func url(path: String, queryItems: [URLQueryItem] = []) -> URL {
         var components = URLComponents()
         components.scheme = "http"
         components.host = "127.0.0.1"
@@ -126,7 +126,7 @@ public final class LoopbackServer: Sendable {
     /// every route added before it and over the built-ins, from the next request on.
     /// - Returns: its id, for `removeRoute(_:)`.
     @discardableResult
-    public func route(_ route: Route) -> RouteID {
+    package func route(_ route: Route) -> RouteID {
         core.state.withLock { state in
             state.nextRouteID += 1
             state.routes.removeAll { $0.route.method == route.method && $0.route.path == route.path }
@@ -137,7 +137,7 @@ public final class LoopbackServer: Sendable {
 
     /// Adds a route answering `method` (nil: any) on `path` with `handler`; see `route(_:)`.
     @discardableResult
-    public func route(
+    package func route(
         _ method: String? = nil, _ path: String, handler: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse
     ) -> RouteID {
         route(Route(method: method, path: path, handler: handler))
@@ -146,7 +146,7 @@ public final class LoopbackServer: Sendable {
     /// Adds a streaming route answering `method` (nil: any) on `path`: `streamingHandler`
     /// reads the body as it arrives (see `LoopbackBodyReader`); see `route(_:)`.
     @discardableResult
-    public func route(
+    package func route(
         _ method: String? = nil, _ path: String, streamingHandler: @escaping LoopbackServer.Route.StreamingHandler
     ) -> RouteID {
         route(Route(method: method, path: path, streamingHandler: streamingHandler))
@@ -154,21 +154,21 @@ public final class LoopbackServer: Sendable {
 
     /// Adds a route answering `method` (nil: any) on `path` with `response`; see `route(_:)`.
     @discardableResult
-    public func route(_ method: String? = nil, _ path: String, response: LoopbackResponse) -> RouteID {
+    package func route(_ method: String? = nil, _ path: String, response: LoopbackResponse) -> RouteID {
         route(Route(method: method, path: path, response: response))
     }
 
     /// Adds a route that answers `responses` in turn, one per request, then repeats the last
     /// (for "first 401, then 200" scripts); see `route(_:)` and `Route.sequence`.
     @discardableResult
-    public func routeSequence(method: String? = nil, path: String, _ responses: [LoopbackResponse]) -> RouteID {
+    package func routeSequence(method: String? = nil, path: String, _ responses: [LoopbackResponse]) -> RouteID {
         route(Route.sequence(method: method, path: path, responses))
     }
 
     /// Removes a route added earlier.
     /// - Returns: whether it was still installed.
     @discardableResult
-    public func removeRoute(_ id: RouteID) -> Bool {
+    package func removeRoute(_ id: RouteID) -> Bool {
         core.state.withLock { state in
             guard let index = state.routes.firstIndex(where: { $0.id == id.value }) else { return false }
             state.routes.remove(at: index)
@@ -177,35 +177,35 @@ public final class LoopbackServer: Sendable {
     }
 
     /// Removes every added route; the built-in routes stay.
-    public func removeAllRoutes() {
+    package func removeAllRoutes() {
         core.state.withLock { $0.routes.removeAll() }
     }
 
     // MARK: - Counters
 
     /// All counters, read at one instant.
-    public var counters: Counters {
+    package var counters: Counters {
         core.state.withLock { $0.counters }
     }
 
     /// Requests received whole (see `Counters.requestCount`).
-    public var requestCount: Int { counters.requestCount }
+    package var requestCount: Int { counters.requestCount }
 
     /// Connections accepted.
-    public var connectionCount: Int { counters.connectionCount }
+    package var connectionCount: Int { counters.connectionCount }
 
     /// Connections the client closed or reset while a request was unanswered
     /// (see `Counters.clientDisconnectCount`).
-    public var clientDisconnectCount: Int { counters.clientDisconnectCount }
+    package var clientDisconnectCount: Int { counters.clientDisconnectCount }
 
     /// Malformed requests answered with an error status.
-    public var badRequestCount: Int { counters.badRequestCount }
+    package var badRequestCount: Int { counters.badRequestCount }
 
     /// Connections open right now.
-    public var openConnectionCount: Int { counters.openConnectionCount }
+    package var openConnectionCount: Int { counters.openConnectionCount }
 
     /// Sets every counter to zero except `openConnectionCount`, and empties `requestLog`.
-    public func resetCounters() {
+    package func resetCounters() {
         core.state.update { state in
             let open = state.counters.openConnectionCount
             state.counters = Counters()
@@ -217,19 +217,19 @@ public final class LoopbackServer: Sendable {
 
     /// The heads of the last `requestLogCapacity` requests counted in `requestCount`,
     /// oldest first, without their bodies.
-    public var requestLog: [LoggedRequest] {
+    package var requestLog: [LoggedRequest] {
         core.state.withLock { state in Array(state.requestLog.suffix(Self.requestLogCapacity)) }
     }
 
     /// How many requests `requestLog` keeps.
-    public static let requestLogCapacity = 1000
+    package static let requestLogCapacity = 1000
 
     /// Blocks until `condition` holds for the counters, or `timeout` seconds pass.
     ///
     /// Sleeps on a condition variable and re-checks after each counter change; `condition`
     /// runs on the calling thread with no lock held, so it may call the server.
     /// - Returns: whether `condition` held before the timeout.
-    public func waitUntil(timeout: TimeInterval, _ condition: (Counters) -> Bool) -> Bool {
+    package func waitUntil(timeout: TimeInterval, _ condition: (Counters) -> Bool) -> Bool {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             let (snapshot, generation) = core.state.withLock { ($0.counters, $0.countersGeneration) }
@@ -243,7 +243,7 @@ public final class LoopbackServer: Sendable {
 extension LoopbackServer.Route {
     /// A route that answers `responses` in turn, one per request, then repeats the last; an
     /// empty list answers 404. Each route made by this call keeps its own position.
-    public static func sequence(
+    package static func sequence(
         method: String? = nil, path: String, _ responses: [LoopbackResponse]
     ) -> LoopbackServer.Route {
         let position = ServerLock(0)

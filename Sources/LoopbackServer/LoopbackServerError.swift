@@ -5,7 +5,7 @@
 #endif
 
 /// Why a `LoopbackServer` could not be created: the failing socket call and its `errno`.
-public enum LoopbackServerError: Error, Sendable, Equatable, CustomStringConvertible {
+package enum LoopbackServerError: Error, Sendable, Equatable, CustomStringConvertible {
     /// `socket(2)` failed (for example `EMFILE`: too many open files).
     case socketCreationFailed(errno: Int32)
     /// `setsockopt(2)` or `fcntl(2)` failed for the named option.
@@ -22,7 +22,7 @@ public enum LoopbackServerError: Error, Sendable, Equatable, CustomStringConvert
     case connectFailed(errno: Int32)
 
     /// The failing call, its `errno` and the system's message for it.
-    public var description: String {
+    package var description: String {
         switch self {
         case .socketCreationFailed(let code):
             return "socket() failed: \(Self.message(code))"

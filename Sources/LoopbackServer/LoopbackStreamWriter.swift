@@ -20,7 +20,7 @@ import Foundation
 /// The closure runs on the connection's own thread. The writer may be used from other
 /// threads too (its calls are serialized), but only until the closure returns: after that
 /// every call returns false.
-public final class LoopbackStreamWriter: @unchecked Sendable {
+package final class LoopbackStreamWriter: @unchecked Sendable {
     // Sendable: `connection` (not Sendable) is touched only while `io` is held, and only
     // until `finish()` clears it; meanwhile the connection's own thread is inside the route's
     // closure and leaves the connection alone. `state` guards the rest.
@@ -65,7 +65,7 @@ public final class LoopbackStreamWriter: @unchecked Sendable {
 
     /// The body bytes written so far (chunk framing not counted), each write counted once
     /// the socket has taken all of it.
-    public var bytesWritten: Int {
+    package var bytesWritten: Int {
         state.withLock { $0.bytesWritten }
     }
 
@@ -73,7 +73,7 @@ public final class LoopbackStreamWriter: @unchecked Sendable {
     /// reset it, once the server has stopped, after `dropConnection()` and after the
     /// closure has returned. Checked without blocking, so another thread may ask while a
     /// write is blocked.
-    public var isClientConnected: Bool {
+    package var isClientConnected: Bool {
         // The descriptor stays valid while the phase is open: `finish()` changes the phase
         // under this lock before the connection can close it. The peek never blocks.
         state.withLock { $0.phase == .open && Socket.peerIsOpen(fd) }
@@ -87,13 +87,13 @@ public final class LoopbackStreamWriter: @unchecked Sendable {
     ///   `LoopbackServer.Counters.clientDisconnectCount`), the server has stopped, the
     ///   connection was dropped or the closure has returned: nothing more can be sent.
     @discardableResult
-    public func write(_ data: Data) -> Bool {
+    package func write(_ data: Data) -> Bool {
         data.withUnsafeBytes { write($0) }
     }
 
     /// Writes `text` as UTF-8, one chunk; see `write(_:)` for `Data`.
     @discardableResult
-    public func write(_ text: String) -> Bool {
+    package func write(_ text: String) -> Bool {
         var text = text
         return text.withUTF8 { write(UnsafeRawBufferPointer($0)) }
     }
@@ -101,7 +101,7 @@ public final class LoopbackStreamWriter: @unchecked Sendable {
     /// Writes `bytes` (copied before the call returns) as one chunk; see `write(_:)` for
     /// `Data`. For producers that assemble large batches in a buffer of their own.
     @discardableResult
-    public func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
+    package func write(_ bytes: UnsafeRawBufferPointer) -> Bool {
         io.lock()
         defer { io.unlock() }
         guard let connection, phase == .open else { return false }
@@ -118,7 +118,7 @@ public final class LoopbackStreamWriter: @unchecked Sendable {
     /// - Returns: true when the time passed; false as soon as the client disconnects
     ///   (counted), the server stops, or when the stream can no longer be written.
     @discardableResult
-    public func pause(_ seconds: TimeInterval) -> Bool {
+    package func pause(_ seconds: TimeInterval) -> Bool {
         io.lock()
         defer { io.unlock() }
         guard let connection, phase == .open else { return false }
@@ -133,7 +133,7 @@ public final class LoopbackStreamWriter: @unchecked Sendable {
     /// Closes the connection abruptly: no terminating chunk is written, so the client sees a
     /// body that ends too early. Later writes and pauses return false. Not counted as a
     /// client disconnect.
-    public func dropConnection() {
+    package func dropConnection() {
         io.lock()
         defer { io.unlock() }
         guard connection != nil, phase == .open else { return }

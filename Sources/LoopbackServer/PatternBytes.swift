@@ -4,18 +4,18 @@ extension LoopbackServer {
     /// The period of the byte pattern of `GET /bytes/{n}`: a prime, so that no power of two
     /// or plausible buffer size is a multiple of it and a download resumed at a wrong offset
     /// does not match by chance.
-    public static let patternPeriod = 65_521
+    package static let patternPeriod = 65_521
 
     /// The byte at `offset` of every `GET /bytes/{n}` body (and `LoopbackResponse.pattern`):
     /// `table[offset % patternPeriod]`, where the table holds the top bytes of successive
     /// states of the xorshift32 generator seeded with `0x2545_F491`. Tests verify downloads
     /// with it without the server. A negative offset counts from 0 as if it were positive.
-    public static func patternByte(at offset: Int) -> UInt8 {
+    package static func patternByte(at offset: Int) -> UInt8 {
         patternTable[Int(offset.magnitude % UInt(patternPeriod))]
     }
 
     /// The pattern's bytes at `range` (negative bounds are clamped to 0).
-    public static func patternBytes(in range: Range<Int>) -> Data {
+    package static func patternBytes(in range: Range<Int>) -> Data {
         let start = max(0, range.lowerBound)
         var data = Data(count: max(0, range.upperBound - start))
         data.withUnsafeMutableBytes { fillPattern($0, from: start) }
@@ -24,7 +24,7 @@ extension LoopbackServer {
 
     /// Fills `buffer` with the pattern's bytes from `offset` on (with memory copies, not a
     /// loop per byte, so that it keeps up with the network).
-    public static func fillPattern(_ buffer: UnsafeMutableRawBufferPointer, from offset: Int) {
+    package static func fillPattern(_ buffer: UnsafeMutableRawBufferPointer, from offset: Int) {
         patternTable.withUnsafeBytes { table in
             var position = Int(offset.magnitude % UInt(patternPeriod))
             var written = 0

@@ -17,26 +17,26 @@ extension LoopbackServer {
     ///     return .text(hasher.finalizeHex())
     /// }
     /// ```
-    public struct Route: Sendable {
+    package struct Route: Sendable {
         /// What a streaming route runs: the request (with an empty `body`) and its body as it arrives.
-        public typealias StreamingHandler = @Sendable (LoopbackRequest, LoopbackBodyReader) -> LoopbackResponse
+        package typealias StreamingHandler = @Sendable (LoopbackRequest, LoopbackBodyReader) -> LoopbackResponse
 
         /// The method to match (compared case-sensitively, as HTTP does), or nil for any.
         /// A `GET` route also answers `HEAD`, without the body.
-        public let method: String?
+        package let method: String?
         /// The path pattern.
-        public let path: String
+        package let path: String
         /// Computes the response. Runs on the connection's own thread, never under a lock;
         /// it may block (other connections carry on) and may call the server. For a streaming
         /// route it runs `streamingHandler` over the request's `body` held in memory, so that a
         /// test can call it without a server.
-        public let handler: @Sendable (LoopbackRequest) -> LoopbackResponse
+        package let handler: @Sendable (LoopbackRequest) -> LoopbackResponse
         /// For a streaming route, the handler the server runs with the body as it arrives; nil
         /// for an ordinary route. Runs like `handler`.
-        public let streamingHandler: StreamingHandler?
+        package let streamingHandler: StreamingHandler?
 
         /// Creates a route answering with `handler`.
-        public init(
+        package init(
             method: String? = nil, path: String, handler: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse
         ) {
             self.method = method
@@ -47,7 +47,7 @@ extension LoopbackServer {
 
         /// Creates a streaming route: `streamingHandler` reads the request body as it arrives
         /// (see `LoopbackBodyReader`) and the server never holds it whole.
-        public init(method: String? = nil, path: String, streamingHandler: @escaping StreamingHandler) {
+        package init(method: String? = nil, path: String, streamingHandler: @escaping StreamingHandler) {
             self.method = method
             self.path = path
             handler = { request in streamingHandler(request, LoopbackBodyReader(data: request.body)) }
@@ -55,40 +55,40 @@ extension LoopbackServer {
         }
 
         /// Creates a route answering every request with `response`.
-        public init(method: String? = nil, path: String, response: LoopbackResponse) {
+        package init(method: String? = nil, path: String, response: LoopbackResponse) {
             self.init(method: method, path: path) { _ in response }
         }
 
         /// A route for `GET` requests.
-        public static func get(
+        package static func get(
             _ path: String, handler: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse
         ) -> Route {
             Route(method: "GET", path: path, handler: handler)
         }
 
         /// A route for `POST` requests.
-        public static func post(
+        package static func post(
             _ path: String, handler: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse
         ) -> Route {
             Route(method: "POST", path: path, handler: handler)
         }
 
         /// A route for any method.
-        public static func any(
+        package static func any(
             _ path: String, handler: @escaping @Sendable (LoopbackRequest) -> LoopbackResponse
         ) -> Route {
             Route(method: nil, path: path, handler: handler)
         }
 
         /// A streaming route for `method` (nil: any); see `init(method:path:streamingHandler:)`.
-        public static func streaming(
+        package static func streaming(
             _ method: String? = nil, _ path: String, handler: @escaping StreamingHandler
         ) -> Route {
             Route(method: method, path: path, streamingHandler: handler)
         }
 
         /// Whether this route answers `method` on `path`.
-        public func matches(method requestMethod: String, path requestPath: String) -> Bool {
+        package func matches(method requestMethod: String, path requestPath: String) -> Bool {
             if let method, method != requestMethod, !(method == "GET" && requestMethod == "HEAD") { return false }
             return Self.pattern(path, matches: requestPath)
         }
@@ -127,7 +127,7 @@ extension LoopbackServer {
     }
 
     /// Identifies a route added with `route(…)` or `routeSequence(…)`, for `removeRoute(_:)`.
-    public struct RouteID: Hashable, Sendable {
+    package struct RouteID: Hashable, Sendable {
         let value: Int
     }
 }

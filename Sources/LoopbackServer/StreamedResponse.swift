@@ -2,14 +2,14 @@ import Foundation
 
 extension LoopbackResponse {
     /// A response body that code writes as it goes, through a `LoopbackStreamWriter`.
-    public struct StreamedBody: Sendable {
+    package struct StreamedBody: Sendable {
         /// Writes the body. Runs on the connection's own thread once the head has been sent;
         /// when it returns, the stream ends (cleanly, unless it dropped the connection or the
         /// client left).
-        public let write: @Sendable (LoopbackStreamWriter) -> Void
+        package let write: @Sendable (LoopbackStreamWriter) -> Void
 
         /// A body written by `write`.
-        public init(_ write: @escaping @Sendable (LoopbackStreamWriter) -> Void) {
+        package init(_ write: @escaping @Sendable (LoopbackStreamWriter) -> Void) {
             self.write = write
         }
     }
@@ -22,7 +22,7 @@ extension LoopbackResponse {
     /// still apply; `body`, `generatedBody`, `delivery`, ranges, `dropAfterBodyBytes` and
     /// `trickle` do not. A `HEAD` request, or a status that cannot carry a body (1xx, 204,
     /// 304), gets the head alone and `write` never runs.
-    public static func streamed(
+    package static func streamed(
         status: Int = 200, headers: LoopbackHeaders = [:],
         _ write: @escaping @Sendable (LoopbackStreamWriter) -> Void
     ) -> LoopbackResponse {

@@ -3,18 +3,18 @@ import LeashDigest
 
 extension LoopbackServer {
     /// What `/upload` answers: the body it read, counted and hashed as it arrived.
-    public struct ReceivedUpload: Codable, Sendable, Equatable {
+    package struct ReceivedUpload: Codable, Sendable, Equatable {
         /// The body's length in bytes (de-chunked).
-        public var bytes: Int
+        package var bytes: Int
         /// The body's SHA-256, 64 lowercase hexadecimal digits ("" when asked not to hash).
-        public var sha256: String
+        package var sha256: String
         /// The request's `Content-Type`, or "" without one.
-        public var contentType: String
+        package var contentType: String
         /// Whether the body came with `Transfer-Encoding: chunked`.
-        public var chunked: Bool
+        package var chunked: Bool
 
         /// Creates an answer.
-        public init(bytes: Int, sha256: String, contentType: String, chunked: Bool) {
+        package init(bytes: Int, sha256: String, contentType: String, chunked: Bool) {
             self.bytes = bytes
             self.sha256 = sha256
             self.contentType = contentType
@@ -23,26 +23,26 @@ extension LoopbackServer {
     }
 
     /// What `/multipart` answers: the parts of a `multipart/form-data` body, in order.
-    public struct ReceivedMultipart: Codable, Sendable, Equatable {
+    package struct ReceivedMultipart: Codable, Sendable, Equatable {
         /// One part of the form.
-        public struct Part: Codable, Sendable, Equatable {
+        package struct Part: Codable, Sendable, Equatable {
             /// The `name` parameter of its `Content-Disposition`, exactly as between the quotes
             /// (nothing unescaped: `%22` stays `%22`).
-            public var name: String
+            package var name: String
             /// The `filename` parameter, exactly as between the quotes; nil without one.
-            public var fileName: String?
+            package var fileName: String?
             /// Its `Content-Type` field; nil without one.
-            public var contentType: String?
+            package var contentType: String?
             /// The content's length in bytes.
-            public var bytes: Int
+            package var bytes: Int
             /// The content's SHA-256, 64 lowercase hexadecimal digits.
-            public var sha256: String
+            package var sha256: String
             /// The content as text for a part without `fileName` of at most 1 KB of valid
             /// UTF-8; nil otherwise.
-            public var value: String?
+            package var value: String?
 
             /// Creates a part.
-            public init(
+            package init(
                 name: String, fileName: String?, contentType: String?, bytes: Int, sha256: String, value: String?
             ) {
                 self.name = name
@@ -58,7 +58,7 @@ extension LoopbackServer {
             }
 
             /// Encodes every field, absent ones as `null`.
-            public func encode(to encoder: any Encoder) throws {
+            package func encode(to encoder: any Encoder) throws {
                 var container = encoder.container(keyedBy: CodingKeys.self)
                 try container.encode(name, forKey: .name)
                 try container.encode(fileName, forKey: .fileName)
@@ -70,10 +70,10 @@ extension LoopbackServer {
         }
 
         /// The parts, in the order received.
-        public var parts: [Part]
+        package var parts: [Part]
 
         /// Creates an answer.
-        public init(parts: [Part]) {
+        package init(parts: [Part]) {
             self.parts = parts
         }
     }

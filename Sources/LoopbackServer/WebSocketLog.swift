@@ -7,25 +7,25 @@ extension LoopbackServer {
     /// The server updates it as things happen, on the connection's own thread; a test reads
     /// snapshots. Payloads are kept whole (a frame's, and again its message's), for as long
     /// as the server lives.
-    public struct WebSocketLog: Sendable, Equatable {
+    package struct WebSocketLog: Sendable, Equatable {
         /// A frame received from the client, as it arrived (a faulty one included).
-        public struct Frame: Sendable, Equatable {
+        package struct Frame: Sendable, Equatable {
             /// The opcode, 0…15: 0 continuation, 1 text, 2 binary, 8 close, 9 ping, 10 pong.
-            public var opcode: UInt8
+            package var opcode: UInt8
             /// Whether the FIN bit was set.
-            public var fin: Bool
+            package var fin: Bool
             /// The three RSV bits as a number: 4 is RSV1, 2 is RSV2, 1 is RSV3; 0 when none is set.
-            public var rsv: UInt8
+            package var rsv: UInt8
             /// The masking key, or nil when the frame was not masked (a violation from a client).
-            public var maskingKey: [UInt8]?
+            package var maskingKey: [UInt8]?
             /// The payload, unmasked.
-            public var payload: [UInt8]
+            package var payload: [UInt8]
 
             /// Whether the frame was masked.
-            public var isMasked: Bool { maskingKey != nil }
+            package var isMasked: Bool { maskingKey != nil }
 
             /// Creates a frame record (the server does; tests compare with one).
-            public init(opcode: UInt8, fin: Bool, rsv: UInt8, maskingKey: [UInt8]?, payload: [UInt8]) {
+            package init(opcode: UInt8, fin: Bool, rsv: UInt8, maskingKey: [UInt8]?, payload: [UInt8]) {
                 self.opcode = opcode
                 self.fin = fin
                 self.rsv = rsv
@@ -35,73 +35,73 @@ extension LoopbackServer {
         }
 
         /// A whole message received from the client (its fragments joined).
-        public struct Message: Sendable, Equatable {
+        package struct Message: Sendable, Equatable {
             /// Whether it was a text message (else binary).
-            public var isText: Bool
+            package var isText: Bool
             /// The payload.
-            public var payload: [UInt8]
+            package var payload: [UInt8]
 
             /// The payload as UTF-8 text (repaired if it is not UTF-8).
-            public var text: String { String(decoding: payload, as: UTF8.self) }
+            package var text: String { String(decoding: payload, as: UTF8.self) }
 
             /// Creates a message record.
-            public init(isText: Bool, payload: [UInt8]) {
+            package init(isText: Bool, payload: [UInt8]) {
                 self.isText = isText
                 self.payload = payload
             }
         }
 
         /// A close frame's contents.
-        public struct Close: Sendable, Equatable {
+        package struct Close: Sendable, Equatable {
             /// The status code, or nil when the payload was empty.
-            public var code: UInt16?
+            package var code: UInt16?
             /// The reason's bytes (after the code), as sent.
-            public var reason: [UInt8]
+            package var reason: [UInt8]
 
             /// The reason as UTF-8 text (repaired if it is not UTF-8).
-            public var reasonText: String { String(decoding: reason, as: UTF8.self) }
+            package var reasonText: String { String(decoding: reason, as: UTF8.self) }
 
             /// Creates a close record.
-            public init(code: UInt16?, reason: [UInt8]) {
+            package init(code: UInt16?, reason: [UInt8]) {
                 self.code = code
                 self.reason = reason
             }
         }
 
         /// The server's id for the connection (as in `LoggedRequest.connectionID`).
-        public var connectionID: Int
+        package var connectionID: Int
         /// The handshake request: method, target and header fields as sent.
-        public var request: LoggedRequest
+        package var request: LoggedRequest
         /// The subprotocol the server answered in `Sec-WebSocket-Protocol`, if any.
-        public var selectedProtocol: String?
+        package var selectedProtocol: String?
         /// Every frame received, in order (after the server has begun closing TCP too).
-        public var frames: [Frame] = []
+        package var frames: [Frame] = []
         /// Every whole text or binary message received, in order.
-        public var messages: [Message] = []
+        package var messages: [Message] = []
         /// The first close frame received, if any.
-        public var closeReceived: Close?
+        package var closeReceived: Close?
         /// The close frame the server sent, if any (its answer, a scripted close, or the one
         /// it failed the connection with).
-        public var closeSent: Close?
+        package var closeSent: Close?
         /// Why the server failed the connection, when the client broke the protocol
         /// (`"unmasked frame"`, …); the close code it sent is in `closeSent`.
-        public var violation: String?
+        package var violation: String?
         /// Pings the server sent (`ping=MS` and between `fragments`).
-        public var pingsSent = 0
+        package var pingsSent = 0
         /// Payload bytes of `flood` messages the socket has taken so far.
-        public var floodBytesWritten = 0
+        package var floodBytesWritten = 0
         /// Whether the client closed (or reset) TCP. Not set when the server stopped.
-        public var clientClosedTCP = false
+        package var clientClosedTCP = false
         /// Whether the server is done with the connection (its descriptor is about to close).
-        public var isFinished = false
+        package var isFinished = false
 
         /// Pongs received, in order.
-        public var pongs: [Frame] { frames.filter { $0.opcode == 0xA } }
+        package var pongs: [Frame] { frames.filter { $0.opcode == 0xA } }
 
         /// Whether the client closed TCP after it had sent a close frame, as a clean closing
         /// handshake has it (frames are logged as they are read, so a close frame logged
         /// before the end of TCP was sent before it).
-        public var clientClosedTCPAfterCloseFrame: Bool { clientClosedTCP && closeReceived != nil }
+        package var clientClosedTCPAfterCloseFrame: Bool { clientClosedTCP && closeReceived != nil }
 
         init(connectionID: Int, request: LoggedRequest, selectedProtocol: String?) {
             self.connectionID = connectionID
@@ -111,12 +111,12 @@ extension LoopbackServer {
     }
 
     /// How many WebSocket connections' logs are kept (the latest).
-    public static let webSocketLogCapacity = 1000
+    package static let webSocketLogCapacity = 1000
 
     /// The logs of the WebSocket connections, oldest first: one per request answered with
     /// `101 Switching Protocols`, the latest `webSocketLogCapacity` (at least) kept until the
     /// server is released (`resetCounters()` leaves them).
-    public var webSocketLogs: [WebSocketLog] {
+    package var webSocketLogs: [WebSocketLog] {
         core.state.withLock { $0.webSocketLogs }
     }
 
@@ -132,7 +132,7 @@ extension LoopbackServer {
     /// ```
     /// - Returns: the log, or nil when none satisfied `condition` before the timeout.
     @discardableResult
-    public func waitForWebSocket(timeout: TimeInterval, where condition: (WebSocketLog) -> Bool) -> WebSocketLog? {
+    package func waitForWebSocket(timeout: TimeInterval, where condition: (WebSocketLog) -> Bool) -> WebSocketLog? {
         let deadline = Date(timeIntervalSinceNow: timeout)
         while true {
             let (logs, generation) = core.state.withLock { ($0.webSocketLogs, $0.webSocketGeneration) }

@@ -76,13 +76,13 @@ extension LoopbackServer {
     /// what the client still sends, up to 10 s, to see the client close its side. A flag
     /// (`hang`, `masked`, …) is on when present with no value or with `1`; a malformed
     /// option (`send=x`, `close=1`, `rsv=8`) answers 400.
-    public static let webSocketRoutes: [Route] = [
+    package static let webSocketRoutes: [Route] = [
         Route(method: nil, path: "/ws/echo", handler: webSocketEcho)
     ]
 
     /// `ws://127.0.0.1:PORT` and `path` (percent-encoded as needed) with `queryItems`; an
     /// item with a nil value is a flag (`URLQueryItem(name: "hang", value: nil)` gives `?hang`).
-    public func webSocketURL(path: String = "/ws/echo", queryItems: [URLQueryItem] = []) -> URL {
+    package func webSocketURL(path: String = "/ws/echo", queryItems: [URLQueryItem] = []) -> URL {
         var components = URLComponents(url: url(path: path, queryItems: queryItems), resolvingAgainstBaseURL: false)
         components?.scheme = "ws"
         return components?.url ?? url(path: path, queryItems: queryItems)

@@ -44,6 +44,17 @@ public final class TestScheduler: VirtualTimeScheduler<TestSchedulerVirtualTimeC
         self.simulateProcessingDelay = simulateProcessingDelay
         super.init(
             initialClock: initialClock, converter: TestSchedulerVirtualTimeConverter(resolution: resolution))
+        actionLimit = 1_000_000
+    }
+
+    /// The most actions one `start()` runs: past it, the work is taken for a runaway
+    /// (something that schedules itself for ever, such as an interval, a WebSocket's
+    /// keepalive pings or a reconnect policy left running), and `start()` stops and says so
+    /// on standard error instead of hanging. `nil`: no limit. Default 1,000,000, far more
+    /// than a test schedules on purpose.
+    public var maximumActionsPerStart: Int? {
+        get { actionLimit }
+        set { actionLimit = newValue }
     }
 
     /// Moves work due now or earlier one tick later when simulating processing delay.

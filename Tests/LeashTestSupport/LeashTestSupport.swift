@@ -18,16 +18,16 @@ import XCTest
 #endif
 
 /// The body of the server's `GET /json`.
-public struct LoopbackSample: Codable, Equatable, Sendable {
+package struct LoopbackSample: Codable, Equatable, Sendable {
     /// The sample's id (1).
-    public let id: Int
+    package let id: Int
     /// The sample's name.
-    public let name: String
+    package let name: String
     /// The sample's tags.
-    public let tags: [String]
+    package let tags: [String]
 
     /// A sample with these fields.
-    public init(id: Int, name: String, tags: [String]) {
+    package init(id: Int, name: String, tags: [String]) {
         self.id = id
         self.name = name
         self.tags = tags
@@ -39,13 +39,13 @@ public struct LoopbackSample: Codable, Equatable, Sendable {
 /// is freed by its end.
 open class LoopbackIntegrationCase: XCTestCase {
     /// The server of the running test.
-    public private(set) var server: LoopbackServer!
+    package private(set) var server: LoopbackServer!
     private var resourcesAtStart: Int32 = 0
     /// Where the clients of `makeClient` keep their transfers' files in progress: a folder
     /// of the test's own (made by Leash when first needed, removed when the test ends), not
     /// the temporary directory's `leash-transfers`, which other processes' tests share
     /// (what `transferFiles()` counts must be this test's files only).
-    public private(set) var transfersFolder: URL!
+    package private(set) var transfersFolder: URL!
 
     override open func setUpWithError() throws {
         try super.setUpWithError()
@@ -66,31 +66,31 @@ open class LoopbackIntegrationCase: XCTestCase {
     }
 
     /// A client for the server (default transport unless `configure` sets one).
-    public func makeClient(configure: (Manager.Builder) -> Manager.Builder = { $0 }) throws -> Client {
+    package func makeClient(configure: (Manager.Builder) -> Manager.Builder = { $0 }) throws -> Client {
         Client(manager: try configure(Manager.Builder().url(server.baseURL).transferDirectory(transfersFolder)).build())
     }
 
     /// The names of the files in the test's folder of transfers in progress
     /// (`transfersFolder`), to check that the test left none behind (compare with the set
     /// before).
-    public func transferFiles() -> Set<String> {
+    package func transferFiles() -> Set<String> {
         Set((try? FileManager.default.contentsOfDirectory(atPath: transfersFolder.path)) ?? [])
     }
 
     /// Runs one execution to its end and returns its first outcome.
-    public func outcome<Serializer: ResponseSerializer>(
+    package func outcome<Serializer: ResponseSerializer>(
         _ client: Client, _ endpoint: Endpoint, _ serializer: Serializer, timeout: TimeInterval = 10
     ) throws -> Response<Serializer.SerializedObject> {
         try client.specExecute(endpoint, serializer: serializer).toBlockingResult(timeout: timeout)
     }
 
     /// The request as the server's `/echo` saw it.
-    public func echo(_ client: Client, _ endpoint: Endpoint) throws -> LoopbackServer.EchoedRequest {
+    package func echo(_ client: Client, _ endpoint: Endpoint) throws -> LoopbackServer.EchoedRequest {
         try outcome(client, endpoint, DecodableResponseSerializer<LoopbackServer.EchoedRequest>()).justValue()
     }
 
     /// Waits until the server has counted `condition`, failing the test otherwise.
-    public func waitForServer(
+    package func waitForServer(
         _ description: String, timeout: TimeInterval = 5, file: StaticString = #filePath, line: UInt = #line,
         _ condition: (LoopbackServer.Counters) -> Bool
     ) {
@@ -100,7 +100,7 @@ open class LoopbackIntegrationCase: XCTestCase {
 }
 
 /// The transport error inside a response, or a test failure.
-public func transportError<Value>(_ response: Response<Value>, file: StaticString = #filePath, line: UInt = #line)
+package func transportError<Value>(_ response: Response<Value>, file: StaticString = #filePath, line: UInt = #line)
     -> URLError?
 {
     guard case .transport(let urlError) = response.error as? LeashError else {
@@ -111,7 +111,7 @@ public func transportError<Value>(_ response: Response<Value>, file: StaticStrin
 }
 
 /// Whether the process runs under ThreadSanitizer (its runtime is linked in).
-public let specIsThreadSanitized: Bool = {
+package let specIsThreadSanitized: Bool = {
     guard let handle = dlopen(nil, RTLD_NOW) else { return false }
     defer { dlclose(handle) }
     return dlsym(handle, "__tsan_init") != nil
@@ -119,7 +119,7 @@ public let specIsThreadSanitized: Bool = {
 
 /// Waits up to 2 s for `Resources.total` to come back to `baseline` (objects may be freed
 /// on other threads a moment after the work finished), then asserts it did.
-public func assertResourcesReturn(to baseline: Int32, file: StaticString = #filePath, line: UInt = #line) {
+package func assertResourcesReturn(to baseline: Int32, file: StaticString = #filePath, line: UInt = #line) {
     let deadline = Date(timeIntervalSinceNow: 2)
     while Resources.total != baseline && Date() < deadline {
         RunLoop.current.run(until: Date(timeIntervalSinceNow: 0.005))
@@ -128,28 +128,28 @@ public func assertResourcesReturn(to baseline: Int32, file: StaticString = #file
 }
 
 /// A value shared with callbacks on other threads; every access holds the lock.
-public final class SpecLocked<Value>: @unchecked Sendable {
+package final class SpecLocked<Value>: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: Value
 
     /// A box holding `value`.
-    public init(_ value: Value) {
+    package init(_ value: Value) {
         stored = value
     }
 
     /// The value now.
-    public var value: Value { lock.withLock { stored } }
+    package var value: Value { lock.withLock { stored } }
 
     /// Runs `body` with the value, under the lock.
     @discardableResult
-    public func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
+    package func withLock<Result>(_ body: (inout Value) -> Result) -> Result {
         lock.withLock { body(&stored) }
     }
 }
 
 extension Client {
     /// Executes `endpoint` once and waits for its (single) outcome; for tests only.
-    public func specExecute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
+    package func specExecute<Serializer: ResponseSerializer>(_ endpoint: Endpoint, serializer: Serializer)
         -> SpecExecution<
             Serializer.SerializedObject
         >
@@ -159,17 +159,17 @@ extension Client {
 }
 
 /// One execution, waited for with `toBlockingResult()`.
-public struct SpecExecution<Value> {
+package struct SpecExecution<Value> {
     /// The execution's events.
-    public let events: Observable<ExecutionEvent<Value>>
+    package let events: Observable<ExecutionEvent<Value>>
 
     /// An execution whose events are `events` (an execution's, with operators added).
-    public init(events: Observable<ExecutionEvent<Value>>) {
+    package init(events: Observable<ExecutionEvent<Value>>) {
         self.events = events
     }
 
     /// The first value as a `Response`, or the failure.
-    public func toBlockingResult(timeout: TimeInterval = 10) throws -> Response<Value> {
+    package func toBlockingResult(timeout: TimeInterval = 10) throws -> Response<Value> {
         switch events.toBlocking(timeout: timeout).materialize() {
         case .completed(let elements):
             guard let response = elements.lazy.compactMap(\.response).first else {
@@ -185,43 +185,43 @@ public struct SpecExecution<Value> {
 // MARK: Values the stub-transport tests share
 
 /// A user, as the stubbed API returns it.
-public struct SpecUser: Codable, Equatable, Sendable {
-    public let id: Int
-    public let name: String
+package struct SpecUser: Codable, Equatable, Sendable {
+    package let id: Int
+    package let name: String
 
     /// A user.
-    public init(id: Int, name: String) {
+    package init(id: Int, name: String) {
         self.id = id
         self.name = name
     }
 }
 
 /// User 1 and its JSON body.
-public let specAlice = SpecUser(id: 1, name: "Alice")
+package let specAlice = SpecUser(id: 1, name: "Alice")
 /// User 2 and its JSON body.
-public let specBob = SpecUser(id: 2, name: "Bob")
+package let specBob = SpecUser(id: 2, name: "Bob")
 /// The body of `specAlice`.
-public let specAliceJSON = #"{"id":1,"name":"Alice"}"#
+package let specAliceJSON = #"{"id":1,"name":"Alice"}"#
 /// The body of `specBob`.
-public let specBobJSON = #"{"id":2,"name":"Bob"}"#
+package let specBobJSON = #"{"id":2,"name":"Bob"}"#
 
 /// The app's authenticator, sending `Authorization: Bearer <token>`; the token may change
 /// between attempts (a refresh replaces it).
-public final class SpecAuthenticator: Authenticator, @unchecked Sendable {
+package final class SpecAuthenticator: Authenticator, @unchecked Sendable {
     // @unchecked: the token is behind `lock`.
-    public static let header = "Authorization"
+    package static let header = "Authorization"
     private let lock = NSLock()
     private var token: String?
 
     /// An authenticator holding `token` (`nil`: no credential).
-    public init(token: String?) { self.token = token }
+    package init(token: String?) { self.token = token }
 
     /// The current token.
-    public var accessToken: String? {
+    package var accessToken: String? {
         get { lock.withLock { token } }
         set { lock.withLock { token = newValue } }
     }
 
     /// `Bearer <token>`, or `nil` without a token.
-    public var authentication: String? { accessToken.map { "Bearer \($0)" } }
+    package var authentication: String? { accessToken.map { "Bearer \($0)" } }
 }

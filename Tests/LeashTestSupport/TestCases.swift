@@ -25,9 +25,9 @@ open class LeakCheckedTestCase: XCTestCase {
 /// RxTest) and a `StubTransport` answering on it, for every test; plus the leak check.
 open class VirtualTimeTestCase: LeakCheckedTestCase {
     /// The test's virtual clock.
-    public var scheduler: TestScheduler!
+    package var scheduler: TestScheduler!
     /// A stub transport whose delays run on `scheduler`.
-    public var transport: StubTransport!
+    package var transport: StubTransport!
 
     override open func setUp() {
         super.setUp()

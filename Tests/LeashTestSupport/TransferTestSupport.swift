@@ -11,13 +11,13 @@ import XCTest
 
 /// A folder of its own for one test's files, under the temporary directory, removed when
 /// the test ends.
-public struct TransferTestFolder: Sendable {
+package struct TransferTestFolder: Sendable {
     /// The folder.
-    public let url: URL
+    package let url: URL
 
     /// Creates `<tmp>/leash-<test class>-<UUID>`, removed when `test` ends (call it from
     /// `setUp`).
-    public init(removedAfter test: XCTestCase) throws {
+    package init(removedAfter test: XCTestCase) throws {
         url = FileManager.default.temporaryDirectory.appendingPathComponent(
             "leash-\(type(of: test))-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
@@ -26,7 +26,7 @@ public struct TransferTestFolder: Sendable {
     }
 
     /// A path inside the folder (its subfolders are not created).
-    public func file(_ relativePath: String) -> URL {
+    package func file(_ relativePath: String) -> URL {
         url.appendingPathComponent(relativePath)
     }
 }
@@ -35,12 +35,12 @@ public struct TransferTestFolder: Sendable {
 /// of the test's own, a destination in it and a body to serve.
 open class VirtualTimeTransferCase: VirtualTimeTestCase {
     /// The test's folder, removed when it ends.
-    public private(set) var folder: TransferTestFolder!
+    package private(set) var folder: TransferTestFolder!
     /// The body the tests' stubs serve: 400 bytes, 100 per step of `.progress(steps: 4)`.
-    public let body = transferTestBytes(400)
+    package let body = transferTestBytes(400)
 
     /// Where the test downloads to (in a subfolder that does not exist yet).
-    public var destination: URL { folder.file("downloads/file.bin") }
+    package var destination: URL { folder.file("downloads/file.bin") }
 
     override open func setUpWithError() throws {
         try super.setUpWithError()
@@ -50,38 +50,38 @@ open class VirtualTimeTransferCase: VirtualTimeTestCase {
 
 /// `count` bytes that do not repeat with a short period (byte `i` is `i % 251`, mixed with
 /// `i / 251`), so that bytes written twice or at the wrong offset show.
-public func transferTestBytes(_ count: Int) -> Data {
+package func transferTestBytes(_ count: Int) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: ($0 % 251) ^ ($0 / 251 &* 7)) })
 }
 
 /// The body of `LoopbackServer`'s `/large/{count}`: byte `i` is `i % 256`.
-public func loopbackLargeBody(_ count: Int) -> Data {
+package func loopbackLargeBody(_ count: Int) -> Data {
     Data((0..<count).map { UInt8(truncatingIfNeeded: $0) })
 }
 
 /// Whether a file exists at `url`.
-public func transferFileExists(_ url: URL) -> Bool {
+package func transferFileExists(_ url: URL) -> Bool {
     FileManager.default.fileExists(atPath: url.path)
 }
 
 /// A transport that hands everything to `base` and records the transfers it is asked
 /// for: their `TransportRequest`s name the temporary files Leash made for them.
-public final class TransferRecordingTransport: Transport, @unchecked Sendable {
+package final class TransferRecordingTransport: Transport, @unchecked Sendable {
     // @unchecked: the log is behind `lock`; `base` is immutable and Sendable.
     private let base: Transport
     private let lock = NSLock()
     private var log: [TransportRequest] = []
 
     /// Records the transfers sent through `base`.
-    public init(_ base: Transport) {
+    package init(_ base: Transport) {
         self.base = base
     }
 
     /// The transfers requested so far, in order.
-    public var transfers: [TransportRequest] { lock.withLock { log } }
+    package var transfers: [TransportRequest] { lock.withLock { log } }
 
     /// The files the transfers' bodies were written to (downloads' temporary files).
-    public var destinationFiles: [URL] {
+    package var destinationFiles: [URL] {
         transfers.compactMap { request in
             if case .file(let url) = request.destination { return url }
             return nil
@@ -89,12 +89,12 @@ public final class TransferRecordingTransport: Transport, @unchecked Sendable {
     }
 
     /// `base.send(request)`.
-    public func send(_ request: URLRequest) -> Observable<TransportResponse> {
+    package func send(_ request: URLRequest) -> Observable<TransportResponse> {
         base.send(request)
     }
 
     /// `base.transfer(request)`, recording `request`.
-    public func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
+    package func transfer(_ request: TransportRequest) -> Observable<TransportEvent> {
         lock.withLock { log.append(request) }
         return base.transfer(request)
     }
@@ -102,12 +102,12 @@ public final class TransferRecordingTransport: Transport, @unchecked Sendable {
 
 /// Retries an attempt that failed in transport (a dropped connection), up to the
 /// manager's retry limit.
-public struct RetryOnTransportFailure: FailureInterceptor {
+package struct RetryOnTransportFailure: FailureInterceptor {
     /// Retries on `LeashError.transport`.
-    public init() {}
+    package init() {}
 
     /// Retries a transport failure; passes anything else on.
-    public func intercept(chain: InterceptorChain<Data>, error: Error) {
+    package func intercept(chain: InterceptorChain<Data>, error: Error) {
         guard case .transport? = error as? LeashError else { return chain.proceed() }
         do {
             try chain.retry()
@@ -118,7 +118,7 @@ public struct RetryOnTransportFailure: FailureInterceptor {
 }
 
 /// The progress values of `events` in the direction given (downloads unless `uploads`).
-public func transferProgress<Value>(of events: [ExecutionEvent<Value>], uploads: Bool = false) -> [TransferProgress] {
+package func transferProgress<Value>(of events: [ExecutionEvent<Value>], uploads: Bool = false) -> [TransferProgress] {
     events.compactMap { event in
         switch event {
         case .uploadProgress(let progress): return uploads ? progress : nil
@@ -129,7 +129,7 @@ public func transferProgress<Value>(of events: [ExecutionEvent<Value>], uploads:
 }
 
 /// Asserts that `progress` never goes backwards and ends with every byte of `total`.
-public func assertTransferProgress(
+package func assertTransferProgress(
     _ progress: [TransferProgress], endsAt total: Int64, file: StaticString = #filePath, line: UInt = #line
 ) {
     XCTAssertFalse(progress.isEmpty, "no progress reported", file: file, line: line)

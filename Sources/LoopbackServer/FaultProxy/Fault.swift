@@ -27,9 +27,9 @@
 /// | `.closeInHead(after: 20)` | `close-in-head=20` |
 /// | `.truncateBody(after: 100)` | `truncate-body=100` |
 /// | `.resetInBody(after: 100)` | `reset-in-body=100` |
-public enum Fault: Sendable, Hashable, CustomStringConvertible {
+package enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// Which way bytes go through the proxy.
-    public enum Direction: String, Sendable, Hashable, CaseIterable {
+    package enum Direction: String, Sendable, Hashable, CaseIterable {
         /// From the client to the server.
         case request
         /// From the server to the client.
@@ -74,13 +74,13 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     case resetInBody(after: Int)
 
     /// The kinds of faults, for drawing one at random (see `random(from:using:)`).
-    public enum Kind: String, Sendable, Hashable, CaseIterable {
+    package enum Kind: String, Sendable, Hashable, CaseIterable {
         case none, refuse, blackhole, delayConnect, delayFirstByte, pace, bandwidth, reset, close, stall
         case corrupt, slowHead, closeInHead, truncateBody, resetInBody
     }
 
     /// This fault's kind.
-    public var kind: Kind {
+    package var kind: Kind {
         switch self {
         case .none: .none
         case .refuse: .refuse
@@ -102,7 +102,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
 
     /// Whether the fault leaves every byte intact and in order (only delays or throttles
     /// them), so that an exchange through it must succeed.
-    public var isHarmless: Bool {
+    package var isHarmless: Bool {
         switch self {
         case .none, .delayConnect, .delayFirstByte, .pace, .bandwidth, .slowHead: true
         default: false
@@ -112,7 +112,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     /// A fault of one of `kinds`, with its numbers drawn from `generator`: the same
     /// generator state gives the same fault. Delays stay under 300 ms and byte counts under
     /// 4 KiB (an offset may fall past a short message's end: the fault then never fires).
-    public static func random(from kinds: [Kind] = Kind.allCases, using generator: inout SplitMix64) -> Fault {
+    package static func random(from kinds: [Kind] = Kind.allCases, using generator: inout SplitMix64) -> Fault {
         guard !kinds.isEmpty else { return .none }
         let kind = kinds[Int(generator.next() % UInt64(kinds.count))]
         func number(_ range: ClosedRange<Int>) -> Int {
@@ -139,7 +139,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// The fault's text form (see the table above).
-    public var description: String {
+    package var description: String {
         switch self {
         case .none: "none"
         case .refuse: "refuse"
@@ -160,7 +160,7 @@ public enum Fault: Sendable, Hashable, CustomStringConvertible {
     }
 
     /// Reads a fault's text form (see the table above); nil if `text` is none.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         let parts = text.trimmingWhitespace.split(separator: "=", maxSplits: 1).map(String.init)
         guard let name = parts.first else { return nil }
         let argument = parts.count == 2 ? parts[1] : nil

@@ -6,37 +6,37 @@
 /// The fault of a connection's first request is also the connection's: the kinds that act
 /// before any request (`refuse`, `blackhole`, `delayConnect`) act only there, and count as
 /// `none` for a later request.
-public struct FaultPlan: Sendable {
+package struct FaultPlan: Sendable {
     private let choose: @Sendable (_ connection: Int, _ request: Int) -> Fault
 
     /// A plan that asks `choose` for the fault of request number `request` on connection
     /// number `connection`.
-    public init(_ choose: @escaping @Sendable (_ connection: Int, _ request: Int) -> Fault) {
+    package init(_ choose: @escaping @Sendable (_ connection: Int, _ request: Int) -> Fault) {
         self.choose = choose
     }
 
     /// The fault of request number `request` (from 0) on connection number `connection`.
-    public func fault(connection: Int, request: Int) -> Fault {
+    package func fault(connection: Int, request: Int) -> Fault {
         choose(connection, request)
     }
 
     /// Everything forwarded untouched (requests may still name a fault).
-    public static let none = FaultPlan { _, _ in .none }
+    package static let none = FaultPlan { _, _ in .none }
 
     /// Every request gets `fault`.
-    public static func always(_ fault: Fault) -> FaultPlan {
+    package static func always(_ fault: Fault) -> FaultPlan {
         FaultPlan { _, _ in fault }
     }
 
     /// Every request on connection `i` gets `faults[i]`; connections after the last are
     /// forwarded untouched.
-    public static func sequence(_ faults: [Fault]) -> FaultPlan {
+    package static func sequence(_ faults: [Fault]) -> FaultPlan {
         FaultPlan { connection, _ in connection < faults.count ? faults[connection] : .none }
     }
 
     /// Request number `request` on connection number `connection` gets `fault`, and
     /// nothing else gets any: for example the second request on a kept-alive connection.
-    public static func only(_ fault: Fault, connection: Int, request: Int) -> FaultPlan {
+    package static func only(_ fault: Fault, connection: Int, request: Int) -> FaultPlan {
         FaultPlan { thisConnection, thisRequest in
             thisConnection == connection && thisRequest == request ? fault : .none
         }
@@ -45,7 +45,7 @@ public struct FaultPlan: Sendable {
     /// Each request gets, with `probability`, a fault of one of `kinds` drawn from a
     /// generator seeded by `seed`, the connection's number and the request's place: the
     /// same seed gives the same faults to the same requests, run after run.
-    public static func random(
+    package static func random(
         seed: UInt64, probability: Double = 1, kinds: [Fault.Kind] = Fault.Kind.allCases
     ) -> FaultPlan {
         FaultPlan { connection, request in

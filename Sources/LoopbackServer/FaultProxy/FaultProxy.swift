@@ -22,19 +22,19 @@ import Foundation
 /// The proxy's record of what it did (`connections`, `sightings`) keeps the latest
 /// `logCapacity` entries (10,000 unless told otherwise); `onRequest` sees every request as
 /// it passes.
-public final class FaultProxy: Sendable {
+package final class FaultProxy: Sendable {
     /// The request header that names the fault for that request and its response, in the
     /// fault's text form (see `Fault`). It is forwarded to the server like any header.
-    public static let faultHeader = "X-Leash-Fault"
+    package static let faultHeader = "X-Leash-Fault"
     /// A request header whose value the proxy keeps with each request it sees
     /// (`RequestSighting.tag`), so a test can tell its requests apart.
-    public static let tagHeader = "X-Leash-Tag"
+    package static let tagHeader = "X-Leash-Tag"
     /// How many connection records and request sightings are kept (the latest), unless
     /// `init` is told otherwise.
-    public static let defaultLogCapacity = 10_000
+    package static let defaultLogCapacity = 10_000
 
     /// How a proxied connection ended.
-    public enum Ending: String, Sendable, Hashable {
+    package enum Ending: String, Sendable, Hashable {
         /// The client closed it.
         case clientClosed
         /// The server closed it.
@@ -54,43 +54,43 @@ public final class FaultProxy: Sendable {
     }
 
     /// One connection the proxy accepted and how it went.
-    public struct ConnectionRecord: Sendable, Hashable {
+    package struct ConnectionRecord: Sendable, Hashable {
         /// The connection's number, from 0 in the order of acceptance.
-        public let number: Int
+        package let number: Int
         /// The fault the plan gave it (and its first request).
-        public let fault: Fault
+        package let fault: Fault
         /// Bytes forwarded to the server.
-        public let requestBytes: Int
+        package let requestBytes: Int
         /// Bytes forwarded to the client.
-        public let responseBytes: Int
+        package let responseBytes: Int
         /// How it ended.
-        public let ending: Ending
+        package let ending: Ending
     }
 
     /// One request head the proxy saw go towards the server.
-    public struct RequestSighting: Sendable, Hashable {
+    package struct RequestSighting: Sendable, Hashable {
         /// The number of the connection it came on.
-        public let connection: Int
+        package let connection: Int
         /// Its place on that connection, from 0.
-        public let indexOnConnection: Int
+        package let indexOnConnection: Int
         /// Its method.
-        public let method: String
+        package let method: String
         /// Its request target (path and query).
-        public let target: String
+        package let target: String
         /// The value of its `X-Leash-Tag` header, if any.
-        public let tag: String?
+        package let tag: String?
         /// The fault applied to it and its response.
-        public let fault: Fault
+        package let fault: Fault
         /// When the proxy read the end of its head (`DispatchTime`'s uptime nanoseconds).
-        public let uptimeNanoseconds: UInt64
+        package let uptimeNanoseconds: UInt64
     }
 
     let core: ProxyCore
 
     /// The port the proxy listens on, on 127.0.0.1.
-    public let port: Int
+    package let port: Int
     /// `http://127.0.0.1:PORT`.
-    public let baseURL: URL
+    package let baseURL: URL
 
     /// Listens on 127.0.0.1 and starts forwarding to `upstreamHost`:`upstreamPort`.
     ///
@@ -101,7 +101,7 @@ public final class FaultProxy: Sendable {
     ///   - logCapacity: how many connection records and sightings are kept (0: none, for a
     ///     long run that watches `onRequest` instead).
     ///   - onRequest: called on the connection's thread with every request head seen.
-    public init(
+    package init(
         upstreamPort: Int, upstreamHost: String = "127.0.0.1", plan: FaultPlan = .none,
         logCapacity: Int = FaultProxy.defaultLogCapacity, onRequest: (@Sendable (RequestSighting) -> Void)? = nil
     ) throws(LoopbackServerError) {
@@ -114,7 +114,7 @@ public final class FaultProxy: Sendable {
     }
 
     /// A proxy in front of `server`.
-    public convenience init(
+    package convenience init(
         in server: LoopbackServer, plan: FaultPlan = .none, logCapacity: Int = FaultProxy.defaultLogCapacity,
         onRequest: (@Sendable (RequestSighting) -> Void)? = nil
     ) throws(LoopbackServerError) {
@@ -126,43 +126,43 @@ public final class FaultProxy: Sendable {
     }
 
     /// Changes the plan for connections accepted from now on.
-    public func setPlan(_ plan: FaultPlan) {
+    package func setPlan(_ plan: FaultPlan) {
         core.state.withLock { $0.plan = plan }
     }
 
     /// Closes the listener and every connection, and returns once their threads ended.
-    public func stop() {
+    package func stop() {
         core.stop()
     }
 
     /// The latest connections that ended, oldest first.
-    public var connections: [ConnectionRecord] {
+    package var connections: [ConnectionRecord] {
         core.state.withLock { $0.records }
     }
 
     /// The latest requests seen, oldest first.
-    public var sightings: [RequestSighting] {
+    package var sightings: [RequestSighting] {
         core.state.withLock { $0.sightings }
     }
 
     /// How many connections were accepted so far.
-    public var acceptedCount: Int {
+    package var acceptedCount: Int {
         core.state.withLock { $0.nextNumber }
     }
 
     /// How many connections are open now.
-    public var openCount: Int {
+    package var openCount: Int {
         core.state.withLock { $0.open.count }
     }
 
     /// The numbers of the connections open now, in order.
-    public var openConnections: [Int] {
+    package var openConnections: [Int] {
         core.state.withLock { $0.open.keys.sorted() }
     }
 
     /// Waits until `isSatisfied` holds for the connections that ended so far (oldest
     /// first), up to `timeout` seconds; returns whether it held.
-    public func waitForConnections(timeout: TimeInterval, _ isSatisfied: ([ConnectionRecord]) -> Bool) -> Bool {
+    package func waitForConnections(timeout: TimeInterval, _ isSatisfied: ([ConnectionRecord]) -> Bool) -> Bool {
         core.state.wait(until: Date(timeIntervalSinceNow: timeout)) { isSatisfied($0.records) }
     }
 }

@@ -18,6 +18,8 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: SchedulerT
         var isRunning = false
         var nextID = 0
         var queue: PriorityQueue<VirtualSchedulerItem<VirtualTime>>
+        /// The most actions one `start()` runs (see `actionLimit`).
+        var actionLimit: Int?
     }
 
     private let core: LockedState<Core>
@@ -85,18 +87,45 @@ open class VirtualTimeScheduler<Converter: VirtualTimeConverterType>: SchedulerT
     /// Lets subclasses move a due time (the test scheduler runs "now" one tick later).
     open func adjustScheduledTime(_ time: VirtualTime) -> VirtualTime { time }
 
-    /// Runs the scheduled work, advancing the clock, until none is left or `stop()`.
+    /// Runs the scheduled work, advancing the clock, until none is left or `stop()` (or,
+    /// with an `actionLimit`, until that many actions ran: then it stops and says so on
+    /// standard error).
     public func start() {
-        let started = core.withLock { core -> Bool in
-            if core.isRunning { return false }
+        let (started, limit) = core.withLock { core -> (Bool, Int?) in
+            if core.isRunning { return (false, nil) }
             core.isRunning = true
-            return true
+            return (true, core.actionLimit)
         }
         guard started else { return }
+        var ran = 0
         while let item = nextItem(upTo: nil) {
             item.invoke()
+            ran += 1
+            if let limit, ran >= limit, core.withLock({ $0.queue.peek() != nil }) {
+                reportRunaway(after: ran)
+                break
+            }
         }
         core.withLock { $0.isRunning = false }
+    }
+
+    /// The most actions one `start()` runs before it stops, taking the work for a runaway
+    /// (something that schedules itself for ever, such as an interval nobody disposed);
+    /// `nil`: no limit, as in RxSwift. `TestScheduler` sets one.
+    package var actionLimit: Int? {
+        get { core.withLock { $0.actionLimit } }
+        set { core.withLock { $0.actionLimit = newValue } }
+    }
+
+    /// Says on standard error why `start()` stopped with work left: a test would otherwise
+    /// hang with no word, its memory growing.
+    private func reportRunaway(after ran: Int) {
+        let message =
+            "\(Self.self).start() stopped after \(ran) actions, at virtual time \(clock), with work still "
+            + "scheduled: something schedules itself for ever (an interval or a timer nobody disposed, a "
+            + "WebSocket's keepalive pings, a reconnect policy). Dispose what the test started, or run to a "
+            + "time with advanceTo(_:).\n"
+        FileHandle.standardError.write(Data(message.utf8))
     }
 
     /// Stops `start()` / `advanceTo(_:)` after the current action.

@@ -105,6 +105,29 @@ final class WebSocketVirtualTimeTests: XCTestCase {
         XCTAssertEqual(transport.requests.first?.url?.path, "/chat")
     }
 
+    /// The trap a new user fell in: a socket left open keeps its keepalive pings scheduled,
+    /// so `scheduler.start()` never runs out of work. It now stops at the scheduler's action
+    /// limit (1,000,000 by default, about 8 s of a debug build here; 2,000 in this test)
+    /// and says why on standard error, instead of hanging with its memory growing.
+    func testASocketLeftOpen_stopsStartAtTheActionLimit_insteadOfHanging() throws {
+        transport.stubWebSocket(path: "/chat") { _ in }
+        let client = try makeClient()
+        scheduler.maximumActionsPerStart = 2_000
+        let events = scheduler.createObserver(String.self)
+        var options = WebSocketOptions()
+        options.pingInterval = 30
+        let subscription = client.rx.webSocket(Chat(), options: options).map(Self.describe).subscribe(events)
+
+        scheduler.start()
+
+        XCTAssertEqual(events.events.first, .next(0, "opened -"))
+        XCTAssertGreaterThan(events.events.count, 100, "pong after pong, every 30 s, until the limit")
+        XCTAssertEqual(events.events.last?.value.element?.hasPrefix("pong"), true, "still open when it stopped")
+        // What the test should have done: dispose, then let the closing handshake run.
+        subscription.dispose()
+        scheduler.start()
+    }
+
     func testDisposing_closesWith1000_andTheServerSeesTheCloseThenTheConnectionEnd() throws {
         let peers = SpecLocked<[StubWebSocketPeer]>([])
         transport.stubWebSocket(path: "/chat") { peer in peers.withLock { $0.append(peer) } }

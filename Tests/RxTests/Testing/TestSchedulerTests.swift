@@ -196,6 +196,23 @@ final class TestSchedulerTests: RxTestCase {
         scheduler.start()
         XCTAssertEqual(observer.events, [.next(10, "a"), .completed(20)])
     }
+
+    /// An interval nobody disposes would keep `start()` running for ever (a WebSocket's
+    /// keepalive pings once hung a test this way for ten minutes): past the limit it stops.
+    func testStart_stopsARunaway_afterItsActionLimit_insteadOfHanging() {
+        let scheduler = TestScheduler(initialClock: 0)
+        scheduler.maximumActionsPerStart = 500
+        let ticks = scheduler.createObserver(Int.self)
+        let subscription = Observable<Int>.interval(.seconds(10), scheduler: scheduler).subscribe(ticks)
+        defer { subscription.dispose() }
+
+        scheduler.start()
+
+        XCTAssertEqual(ticks.events.count, 500, "one action per tick of the interval, then the stop")
+        XCTAssertEqual(scheduler.clock, 5_000)
+        // The default: far more than a test schedules on purpose.
+        XCTAssertEqual(TestScheduler(initialClock: 0).maximumActionsPerStart, 1_000_000)
+    }
 }
 
 private final class Times: @unchecked Sendable {
