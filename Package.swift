@@ -104,6 +104,10 @@ let package = Package(
                 "LeashExamples", "RxLeash", "Leash", "LeashInterceptors", "LeashTesting", "Rx", "RxTesting",
                 "LeashTestSupport",
             ]),
+        // The README's whole example, alone in its module so that its `User` and `TokenStore`
+        // are the README's and no other test's.
+        .testTarget(
+            name: "LandingPageExampleTests", dependencies: ["RxLeash", "Leash", "LeashTesting", "Rx", "RxTesting"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -36,7 +36,7 @@ import Rx
 /// - **Restarts.** A new `Outbox` on the same file carries on; an item that was on the wire
 ///   when the process died is sent again, with its key. Several outboxes (in several
 ///   processes) may share a file: all enqueue, one delivers (see `DeliveryLock`'s note in
-///   the README).
+///   the Durable Writes article).
 ///
 /// `Sendable`: one outbox serves every thread of an app. Release it or `close()` it to stop
 /// it; its items wait in the file for the next one.

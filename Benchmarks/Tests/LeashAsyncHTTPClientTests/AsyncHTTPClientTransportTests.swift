@@ -50,7 +50,7 @@ final class AsyncHTTPClientTransportTests: XCTestCase {
 
     // MARK: Plain requests
 
-    /// The README's snippet (Linux notes): a server plugs the transport into a manager.
+    /// The Linux Notes article's snippet: a server plugs the transport into a manager.
     func testReadme_aServerPlugsItIn() async throws {
         let serviceTokens = TestAuthenticator(token: "t0")
 

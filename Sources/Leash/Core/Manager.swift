@@ -182,7 +182,7 @@ public final class Manager: @unchecked Sendable {
 
     /// The transport of a manager that sets none: Leash's own `HTTP1Transport` on Linux
     /// (FoundationNetworking crashes on some server faults, re-sends bodiless copies of
-    /// requests, and is slower: see the README's Linux notes), URLSession elsewhere. (A Linux
+    /// requests, and is slower: see the Linux Notes article), URLSession elsewhere. (A Linux
     /// build that takes Apple platforms' branches, `LEASH_APPLE_BRANCHES`, takes URLSession
     /// too, so that CI runs every test through the transport Apple platforms use.)
     public static var defaultTransport: Transport {

@@ -8,7 +8,7 @@ import Rx
 
 /// Leash's own HTTP/1.1 client: requests over Leash's byte streams (the sockets its
 /// WebSockets run on), with kept-alive connections. The default transport on Linux, where
-/// it replaces FoundationNetworking (see the Linux notes in the README); available on every
+/// it replaces FoundationNetworking (see the Linux Notes article); available on every
 /// platform.
 ///
 /// Named for what it speaks: HTTP/1.1 only (no HTTP/2: each connection carries one request

@@ -19,7 +19,7 @@ import Rx
 ///
 /// The lock is held while the outbox is open: on iOS, a suspended app that holds a file
 /// lock in an App Group container is terminated (`0xdead10cc`), so an app whose store is
-/// there closes its outbox when it goes to the background (README: Durable writes).
+/// there closes its outbox when it goes to the background (the Durable Writes article).
 final class DeliveryLock: Sendable {
     let url: URL
     private let descriptor: Int32

@@ -1,7 +1,8 @@
 import Foundation
 import XCTest
 
-/// Every Swift code block of the README is compiled: each one appears, line for line, in a
+/// Every Swift code block of the README and of the DocC articles (`Sources/*/*.docc/*.md`)
+/// is compiled: each one appears, line for line, in a
 /// test (the root package's, or `Benchmarks/Tests` for the AsyncHTTPClient transport, which CI
 /// builds and runs too) or in the tour (`Playgrounds/`), which the build compiles and CI runs.
 ///
@@ -14,14 +15,31 @@ final class ReadmeCodeBlocksTests: XCTestCase {
         .deletingLastPathComponent()
 
     func testEverySwiftBlockIsInATestOrTheTour() throws {
-        let readme = try String(contentsOf: Self.root.appendingPathComponent("README.md"), encoding: .utf8)
-        let blocks = Self.swiftBlocks(in: readme)
-        XCTAssertGreaterThan(blocks.count, 5, "the README has Swift examples")
         let sources = try Self.sources(under: ["Tests", "Playgrounds", "Benchmarks/Tests"]).map(Self.normalizedLines)
-        for block in blocks where !Self.isManifest(block) {
-            let lines = Self.normalizedLines(block)
-            let found = sources.contains { Self.contains($0, lines) }
-            XCTAssertTrue(found, "this README block is in no test and not in the tour:\n\(block)")
+        let documents = try [Self.root.appendingPathComponent("README.md")] + Self.articles()
+        var checked = 0
+        for document in documents {
+            let text = try String(contentsOf: document, encoding: .utf8)
+            for block in Self.swiftBlocks(in: text) where !Self.isManifest(block) {
+                checked += 1
+                let lines = Self.normalizedLines(block)
+                let found = sources.contains { Self.contains($0, lines) }
+                XCTAssertTrue(
+                    found, "this block of \(document.lastPathComponent) is in no test and not in the tour:\n\(block)")
+            }
+        }
+        XCTAssertGreaterThan(documents.count, 10, "the README and the articles")
+        XCTAssertGreaterThan(checked, 50, "the documentation has Swift examples")
+    }
+
+    /// The DocC articles of every catalog (`Sources/<Module>/<Module>.docc/*.md`).
+    static func articles() throws -> [URL] {
+        let sources = root.appendingPathComponent("Sources")
+        guard let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
+            return []
+        }
+        return enumerator.compactMap { $0 as? URL }.filter {
+            $0.pathExtension == "md" && $0.deletingLastPathComponent().pathExtension == "docc"
         }
     }
 
