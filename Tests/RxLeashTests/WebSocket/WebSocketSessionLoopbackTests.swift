@@ -14,9 +14,12 @@ import XCTest
 /// `WebSocketSession` over real TCP against `LoopbackServer`'s echo: messages sent while the
 /// server is not there yet, and subscribers and sends racing the open from several threads.
 final class WebSocketSessionLoopbackTests: LoopbackIntegrationCase {
+    /// `/ws/echo` with its script in the query.
     private struct Echo: Endpoint {
+        var query: [String: String] = [:]
         var path: String { "/ws/echo" }
         var method: HTTPMethod { .get }
+        var parameters: Any? { query.isEmpty ? nil : query }
     }
 
     private func options(_ change: (inout WebSocketOptions) -> Void = { _ in }) -> WebSocketOptions {
@@ -67,6 +70,40 @@ final class WebSocketSessionLoopbackTests: LoopbackIntegrationCase {
 
         XCTAssertEqual(seen.value, ["reconnecting 1", "opened", "message 1", "message 2", "message 3"])
         XCTAssertNotNil(later.value, "the second server started on the same port")
+    }
+
+    /// A message sent while the open connection is in its closing handshake (the server sent
+    /// 1001 and never closes TCP, so the client waits its close timeout): that connection
+    /// refuses it before writing any of it, so the session keeps it, and the next connection
+    /// writes it.
+    func testAMessageTheClosingConnectionRefused_goesOutOnTheNextConnection() throws {
+        let client = try makeClient()
+        var reconnect = WebSocketReconnectPolicy()
+        reconnect.initialDelay = 0.2
+        reconnect.jitter = 0
+        let session = client.webSocketSession(
+            Echo(query: ["close": "1001", "ignoreClose": "1"]),
+            options: options {
+                $0.reconnect = reconnect
+                $0.closeTimeout = 1
+            })
+        defer { session.close() }
+        // The client has answered the server's close on the first connection: it sends no
+        // more there, and the session still holds it as open until the close timeout cuts it.
+        let firstClosing = server.waitForWebSocket(timeout: 10) { $0.closeReceived != nil }
+        XCTAssertNotNil(firstClosing)
+        XCTAssertNotNil(session.state.socket, "still open, in its closing handshake")
+
+        let sent = session.send(.text("across the reconnect"))
+
+        XCTAssertNoThrow(try sent.asObservable().toBlocking(timeout: 10).toArray(), "written on the next one")
+        let second = server.waitForWebSocket(timeout: 10) { log in
+            log.connectionID != firstClosing?.connectionID && !log.messages.isEmpty
+        }
+        XCTAssertEqual(second?.messages.map { String(decoding: $0.payload, as: UTF8.self) }, ["across the reconnect"])
+        XCTAssertEqual(
+            server.webSocketLogs.first { $0.connectionID == firstClosing?.connectionID }?.messages.count, 0,
+            "nothing of it on the closing connection")
     }
 
     func testSubscribersArrivingFromSeveralThreadsWhileItOpens_eachLearnTheOpenConnectionOnce() throws {

@@ -169,7 +169,7 @@ final class WebSocketSessionCore: Sendable {
             return (nil, flushes, !flushes && state.state.socket == nil)
         }
         if let refusal { return outcome.settle(refusal) }
-        if waits { startTimer(for: outcome, after: options.sendTimeout) }
+        if waits, let limit = options.sendTimeout { startTimer(for: outcome, after: limit, reporting: limit) }
         if flushes { flush() }
     }
 
@@ -219,15 +219,23 @@ final class WebSocketSessionCore: Sendable {
                 state.keptBytes += message.bytes
                 return false
             }
-            if over { Self.fail([message], .closed) }
+            if over {
+                Self.fail([message], .closed)
+            } else if message.timer == nil, let limit = options.sendTimeout {
+                // Sent while a connection was open, so never timed: it waits now, and its age
+                // counts from its send.
+                let waited = manager.scheduler.now.timeIntervalSince(message.sentAt)
+                startTimer(for: outcome, after: max(0, limit - waited), reporting: limit)
+            }
             return
         }
     }
 
-    /// Fails `outcome`'s message once `limit` seconds passed, if it is still kept then.
-    private func startTimer(for outcome: WebSocketSendOutcome, after limit: TimeInterval?) {
-        guard let limit else { return }
-        let timer = manager.deadline(after: limit) { [weak self] in self?.expire(outcome, limit: limit) }
+    /// Fails `outcome`'s message once `delay` seconds passed, if it is still kept then, saying
+    /// it waited `limit` (`sendTimeout`).
+    private func startTimer(for outcome: WebSocketSendOutcome, after delay: TimeInterval, reporting limit: TimeInterval)
+    {
+        let timer = manager.deadline(after: delay) { [weak self] in self?.expire(outcome, limit: limit) }
         let kept = shared.withLock { state -> Bool in
             guard let index = state.kept.firstIndex(where: { $0.outcome === outcome }) else { return false }
             state.kept[index].timer = timer
