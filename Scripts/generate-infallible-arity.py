@@ -24,6 +24,18 @@ def nums(n):
     return range(1, n + 1)
 
 
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+
+
+def parameters_doc(n, selector):
+    """The `- Parameters:` list of an overload with a result selector: every source, then
+    `resultSelector` (DocC warns when a list leaves a parameter out)."""
+    lines = ["    /// - Parameters:"]
+    lines += [f"    ///   - source{i}: The {ORDINALS[i - 1]} source." for i in range(1, n + 1)]
+    lines.append(f"    ///   - resultSelector: Called {selector}.")
+    return "\n".join(lines)
+
+
 def as_observables(n):
     return ", ".join(f"source{i}.asObservable()" for i in nums(n))
 
@@ -44,7 +56,7 @@ extension Infallible {{
     /// Completes as `Observable.combineLatest` does. As in RxSwift, `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+{parameters_doc(n, "with the latest element of every source")}
     public static func combineLatest<{generics}>(
         {params},
         resultSelector: @escaping @Sendable ({elements}) throws -> Element
@@ -80,7 +92,7 @@ extension InfallibleType {{
     /// `Observable.zip`'s. As in RxSwift, there is no tuple form, and `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+{parameters_doc(n, "with one element of every source")}
     public static func zip<{generics}>(
         {params},
         resultSelector: @escaping @Sendable ({generics}) throws -> Element

@@ -41,6 +41,18 @@ def nums(n):
     return range(1, n + 1)
 
 
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+
+
+def parameters_doc(n, selector):
+    """The `- Parameters:` list of an overload with a result selector: every source, then
+    `resultSelector` (DocC warns when a list leaves a parameter out)."""
+    lines = ["    /// - Parameters:"]
+    lines += [f"    ///   - source{i}: The {ORDINALS[i - 1]} source." for i in range(1, n + 1)]
+    lines.append(f"    ///   - resultSelector: Called {selector}.")
+    return "\n".join(lines)
+
+
 def source(operator, n):
     when, called = OPERATORS[operator]
     generics = ", ".join(f"S{i}: SharedSequenceConvertibleType" for i in nums(n))
@@ -59,7 +71,7 @@ extension SharedSequence {{
     /// Completes as `Observable.{operator}` does. As in RxCocoa, `resultSelector` may throw:
     /// its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called {called}.
+{parameters_doc(n, called)}
     public static func {operator}<{generics}>(
         {params},
         resultSelector: @escaping @Sendable ({elements}) throws -> Element

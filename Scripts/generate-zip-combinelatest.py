@@ -22,6 +22,18 @@ def nums(n):
     return range(1, n + 1)
 
 
+ORDINALS = ["first", "second", "third", "fourth", "fifth", "sixth", "seventh", "eighth"]
+
+
+def parameters_doc(n, selector):
+    """The `- Parameters:` list of an overload with a result selector: every source, then
+    `resultSelector` (DocC warns when a list leaves a parameter out)."""
+    lines = ["    /// - Parameters:"]
+    lines += [f"    ///   - source{i}: The {ORDINALS[i - 1]} source." for i in range(1, n + 1)]
+    lines.append(f"    ///   - resultSelector: Called {selector}.")
+    return "\n".join(lines)
+
+
 def generics(n):
     return ", ".join(f"O{i}: ObservableType" for i in nums(n))
 
@@ -60,7 +72,7 @@ extension ObservableType {{
     /// others have completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+{parameters_doc(n, "with the latest element of every source")}
     @inlinable
     public static func combineLatest<{generics(n)}>(
         {params(n)},
@@ -113,7 +125,7 @@ extension ObservableType {{
     /// source has completed. An error from a source or from `resultSelector` ends the
     /// sequence at once.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+{parameters_doc(n, "with one element of every source")}
     @inlinable
     public static func zip<{generics(n)}>(
         {params(n)},

@@ -10,7 +10,10 @@ extension ObservableType {
     /// others have completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - resultSelector: Called with the latest element of every source.
     @inlinable
     public static func combineLatest<O1: ObservableType, O2: ObservableType>(
         _ source1: O1, _ source2: O2,
@@ -55,7 +58,11 @@ extension ObservableType {
     /// others have completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - resultSelector: Called with the latest element of every source.
     @inlinable
     public static func combineLatest<O1: ObservableType, O2: ObservableType, O3: ObservableType>(
         _ source1: O1, _ source2: O2, _ source3: O3,
@@ -105,7 +112,12 @@ extension ObservableType {
     /// others have completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - resultSelector: Called with the latest element of every source.
     @inlinable
     public static func combineLatest<O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType>(
         _ source1: O1, _ source2: O2, _ source3: O3, _ source4: O4,
@@ -159,7 +171,13 @@ extension ObservableType {
     /// others have completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - resultSelector: Called with the latest element of every source.
     @inlinable
     public static func combineLatest<
         O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType, O5: ObservableType
@@ -218,7 +236,14 @@ extension ObservableType {
     /// others have completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - resultSelector: Called with the latest element of every source.
     @inlinable
     public static func combineLatest<
         O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType, O5: ObservableType,
@@ -284,7 +309,15 @@ extension ObservableType {
     /// others have completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - resultSelector: Called with the latest element of every source.
     @inlinable
     public static func combineLatest<
         O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType, O5: ObservableType,
@@ -353,7 +386,16 @@ extension ObservableType {
     /// others have completed and some source never emitted (no combination can come). An
     /// error from a source or from `resultSelector` ends the sequence at once.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - source8: The eighth source.
+    ///   - resultSelector: Called with the latest element of every source.
     @inlinable
     public static func combineLatest<
         O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType, O5: ObservableType,

@@ -10,7 +10,10 @@ extension ObservableType {
     /// source has completed. An error from a source or from `resultSelector` ends the
     /// sequence at once.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - resultSelector: Called with one element of every source.
     @inlinable
     public static func zip<O1: ObservableType, O2: ObservableType>(
         _ source1: O1, _ source2: O2,
@@ -58,7 +61,11 @@ extension ObservableType {
     /// source has completed. An error from a source or from `resultSelector` ends the
     /// sequence at once.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - resultSelector: Called with one element of every source.
     @inlinable
     public static func zip<O1: ObservableType, O2: ObservableType, O3: ObservableType>(
         _ source1: O1, _ source2: O2, _ source3: O3,
@@ -115,7 +122,12 @@ extension ObservableType {
     /// source has completed. An error from a source or from `resultSelector` ends the
     /// sequence at once.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - resultSelector: Called with one element of every source.
     @inlinable
     public static func zip<O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType>(
         _ source1: O1, _ source2: O2, _ source3: O3, _ source4: O4,
@@ -176,7 +188,13 @@ extension ObservableType {
     /// source has completed. An error from a source or from `resultSelector` ends the
     /// sequence at once.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - resultSelector: Called with one element of every source.
     @inlinable
     public static func zip<
         O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType, O5: ObservableType
@@ -244,7 +262,14 @@ extension ObservableType {
     /// source has completed. An error from a source or from `resultSelector` ends the
     /// sequence at once.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - resultSelector: Called with one element of every source.
     @inlinable
     public static func zip<
         O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType, O5: ObservableType,
@@ -319,7 +344,15 @@ extension ObservableType {
     /// source has completed. An error from a source or from `resultSelector` ends the
     /// sequence at once.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - resultSelector: Called with one element of every source.
     @inlinable
     public static func zip<
         O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType, O5: ObservableType,
@@ -399,7 +432,16 @@ extension ObservableType {
     /// source has completed. An error from a source or from `resultSelector` ends the
     /// sequence at once.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - source8: The eighth source.
+    ///   - resultSelector: Called with one element of every source.
     @inlinable
     public static func zip<
         O1: ObservableType, O2: ObservableType, O3: ObservableType, O4: ObservableType, O5: ObservableType,

@@ -19,7 +19,10 @@ public final class ConcurrentDispatchQueueScheduler: SchedulerType, Sendable {
 
     /// A scheduler on `queue`.
     ///
-    /// - Parameter leeway: How late timers may fire, for power efficiency.
+    /// - Parameters:
+    ///   - queue: The queue that runs the scheduled actions; a concurrent queue runs them in
+    ///     parallel.
+    ///   - leeway: How late timers may fire, for power efficiency.
     public init(queue: DispatchQueue, leeway: DispatchTimeInterval = .nanoseconds(0)) {
         configuration = DispatchQueueConfiguration(queue: queue, leeway: leeway)
     }

@@ -11,6 +11,10 @@ extension PrimitiveSequence {
     ///     call site.
     ///   - trimOutput: Whether to shorten event descriptions longer than 40 characters to
     ///     their first and last 20.
+    ///   - file: The call site's file, for the default identifier; leave it to the compiler.
+    ///   - line: The call site's line, for the default identifier; leave it to the compiler.
+    ///   - function: The call site's function, for the default identifier; leave it to the
+    ///     compiler.
     /// - Returns: The source, logged.
     public func debug(
         _ identifier: String? = nil, trimOutput: Bool = false, file: String = #file, line: UInt = #line,
@@ -40,6 +44,10 @@ extension InfallibleType {
     ///     call site.
     ///   - trimOutput: Whether to shorten event descriptions longer than 40 characters to
     ///     their first and last 20.
+    ///   - file: The call site's file, for the default identifier; leave it to the compiler.
+    ///   - line: The call site's line, for the default identifier; leave it to the compiler.
+    ///   - function: The call site's function, for the default identifier; leave it to the
+    ///     compiler.
     /// - Returns: The source, logged.
     public func debug(
         _ identifier: String? = nil, trimOutput: Bool = false, file: String = #file, line: UInt = #line,

@@ -9,7 +9,10 @@ extension Infallible {
     /// Completes as `Observable.combineLatest` does. As in RxSwift, `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - resultSelector: Called with the latest element of every source.
     public static func combineLatest<I1: InfallibleType, I2: InfallibleType>(
         _ source1: I1, _ source2: I2,
         resultSelector: @escaping @Sendable (I1.Element, I2.Element) throws -> Element
@@ -41,7 +44,11 @@ extension Infallible {
     /// Completes as `Observable.combineLatest` does. As in RxSwift, `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - resultSelector: Called with the latest element of every source.
     public static func combineLatest<I1: InfallibleType, I2: InfallibleType, I3: InfallibleType>(
         _ source1: I1, _ source2: I2, _ source3: I3,
         resultSelector: @escaping @Sendable (I1.Element, I2.Element, I3.Element) throws -> Element
@@ -76,7 +83,12 @@ extension Infallible {
     /// Completes as `Observable.combineLatest` does. As in RxSwift, `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - resultSelector: Called with the latest element of every source.
     public static func combineLatest<I1: InfallibleType, I2: InfallibleType, I3: InfallibleType, I4: InfallibleType>(
         _ source1: I1, _ source2: I2, _ source3: I3, _ source4: I4,
         resultSelector: @escaping @Sendable (I1.Element, I2.Element, I3.Element, I4.Element) throws -> Element
@@ -112,7 +124,13 @@ extension Infallible {
     /// Completes as `Observable.combineLatest` does. As in RxSwift, `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - resultSelector: Called with the latest element of every source.
     public static func combineLatest<
         I1: InfallibleType, I2: InfallibleType, I3: InfallibleType, I4: InfallibleType, I5: InfallibleType
     >(
@@ -151,7 +169,14 @@ extension Infallible {
     /// Completes as `Observable.combineLatest` does. As in RxSwift, `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - resultSelector: Called with the latest element of every source.
     public static func combineLatest<
         I1: InfallibleType, I2: InfallibleType, I3: InfallibleType, I4: InfallibleType, I5: InfallibleType,
         I6: InfallibleType
@@ -193,7 +218,15 @@ extension Infallible {
     /// Completes as `Observable.combineLatest` does. As in RxSwift, `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - resultSelector: Called with the latest element of every source.
     public static func combineLatest<
         I1: InfallibleType, I2: InfallibleType, I3: InfallibleType, I4: InfallibleType, I5: InfallibleType,
         I6: InfallibleType, I7: InfallibleType
@@ -236,7 +269,16 @@ extension Infallible {
     /// Completes as `Observable.combineLatest` does. As in RxSwift, `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with the latest element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - source8: The eighth source.
+    ///   - resultSelector: Called with the latest element of every source.
     public static func combineLatest<
         I1: InfallibleType, I2: InfallibleType, I3: InfallibleType, I4: InfallibleType, I5: InfallibleType,
         I6: InfallibleType, I7: InfallibleType, I8: InfallibleType

@@ -10,7 +10,10 @@ extension InfallibleType {
     /// `Observable.zip`'s. As in RxSwift, there is no tuple form, and `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<E1, E2>(
         _ source1: Infallible<E1>, _ source2: Infallible<E2>,
         resultSelector: @escaping @Sendable (E1, E2) throws -> Element
@@ -30,7 +33,11 @@ extension InfallibleType {
     /// `Observable.zip`'s. As in RxSwift, there is no tuple form, and `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<E1, E2, E3>(
         _ source1: Infallible<E1>, _ source2: Infallible<E2>, _ source3: Infallible<E3>,
         resultSelector: @escaping @Sendable (E1, E2, E3) throws -> Element
@@ -51,7 +58,12 @@ extension InfallibleType {
     /// `Observable.zip`'s. As in RxSwift, there is no tuple form, and `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<E1, E2, E3, E4>(
         _ source1: Infallible<E1>, _ source2: Infallible<E2>, _ source3: Infallible<E3>, _ source4: Infallible<E4>,
         resultSelector: @escaping @Sendable (E1, E2, E3, E4) throws -> Element
@@ -73,7 +85,13 @@ extension InfallibleType {
     /// `Observable.zip`'s. As in RxSwift, there is no tuple form, and `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<E1, E2, E3, E4, E5>(
         _ source1: Infallible<E1>, _ source2: Infallible<E2>, _ source3: Infallible<E3>, _ source4: Infallible<E4>,
         _ source5: Infallible<E5>,
@@ -96,7 +114,14 @@ extension InfallibleType {
     /// `Observable.zip`'s. As in RxSwift, there is no tuple form, and `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<E1, E2, E3, E4, E5, E6>(
         _ source1: Infallible<E1>, _ source2: Infallible<E2>, _ source3: Infallible<E3>, _ source4: Infallible<E4>,
         _ source5: Infallible<E5>, _ source6: Infallible<E6>,
@@ -119,7 +144,15 @@ extension InfallibleType {
     /// `Observable.zip`'s. As in RxSwift, there is no tuple form, and `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<E1, E2, E3, E4, E5, E6, E7>(
         _ source1: Infallible<E1>, _ source2: Infallible<E2>, _ source3: Infallible<E3>, _ source4: Infallible<E4>,
         _ source5: Infallible<E5>, _ source6: Infallible<E6>, _ source7: Infallible<E7>,
@@ -142,7 +175,16 @@ extension InfallibleType {
     /// `Observable.zip`'s. As in RxSwift, there is no tuple form, and `resultSelector` may
     /// throw: its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - source8: The eighth source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<E1, E2, E3, E4, E5, E6, E7, E8>(
         _ source1: Infallible<E1>, _ source2: Infallible<E2>, _ source3: Infallible<E3>, _ source4: Infallible<E4>,
         _ source5: Infallible<E5>, _ source6: Infallible<E6>, _ source7: Infallible<E7>, _ source8: Infallible<E8>,

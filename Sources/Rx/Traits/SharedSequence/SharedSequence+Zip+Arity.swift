@@ -9,7 +9,10 @@ extension SharedSequence {
     /// Completes as `Observable.zip` does. As in RxCocoa, `resultSelector` may throw:
     /// its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<S1: SharedSequenceConvertibleType, S2: SharedSequenceConvertibleType>(
         _ source1: S1, _ source2: S2,
         resultSelector: @escaping @Sendable (S1.Element, S2.Element) throws -> Element
@@ -43,7 +46,11 @@ extension SharedSequence {
     /// Completes as `Observable.zip` does. As in RxCocoa, `resultSelector` may throw:
     /// its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<
         S1: SharedSequenceConvertibleType, S2: SharedSequenceConvertibleType, S3: SharedSequenceConvertibleType
     >(
@@ -87,7 +94,12 @@ extension SharedSequence {
     /// Completes as `Observable.zip` does. As in RxCocoa, `resultSelector` may throw:
     /// its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<
         S1: SharedSequenceConvertibleType, S2: SharedSequenceConvertibleType, S3: SharedSequenceConvertibleType,
         S4: SharedSequenceConvertibleType
@@ -134,7 +146,13 @@ extension SharedSequence {
     /// Completes as `Observable.zip` does. As in RxCocoa, `resultSelector` may throw:
     /// its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<
         S1: SharedSequenceConvertibleType, S2: SharedSequenceConvertibleType, S3: SharedSequenceConvertibleType,
         S4: SharedSequenceConvertibleType, S5: SharedSequenceConvertibleType
@@ -184,7 +202,14 @@ extension SharedSequence {
     /// Completes as `Observable.zip` does. As in RxCocoa, `resultSelector` may throw:
     /// its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<
         S1: SharedSequenceConvertibleType, S2: SharedSequenceConvertibleType, S3: SharedSequenceConvertibleType,
         S4: SharedSequenceConvertibleType, S5: SharedSequenceConvertibleType, S6: SharedSequenceConvertibleType
@@ -235,7 +260,15 @@ extension SharedSequence {
     /// Completes as `Observable.zip` does. As in RxCocoa, `resultSelector` may throw:
     /// its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<
         S1: SharedSequenceConvertibleType, S2: SharedSequenceConvertibleType, S3: SharedSequenceConvertibleType,
         S4: SharedSequenceConvertibleType, S5: SharedSequenceConvertibleType, S6: SharedSequenceConvertibleType,
@@ -295,7 +328,16 @@ extension SharedSequence {
     /// Completes as `Observable.zip` does. As in RxCocoa, `resultSelector` may throw:
     /// its error would end the sequence with that error, breaking the guarantee.
     ///
-    /// - Parameter resultSelector: Called with one element of every source.
+    /// - Parameters:
+    ///   - source1: The first source.
+    ///   - source2: The second source.
+    ///   - source3: The third source.
+    ///   - source4: The fourth source.
+    ///   - source5: The fifth source.
+    ///   - source6: The sixth source.
+    ///   - source7: The seventh source.
+    ///   - source8: The eighth source.
+    ///   - resultSelector: Called with one element of every source.
     public static func zip<
         S1: SharedSequenceConvertibleType, S2: SharedSequenceConvertibleType, S3: SharedSequenceConvertibleType,
         S4: SharedSequenceConvertibleType, S5: SharedSequenceConvertibleType, S6: SharedSequenceConvertibleType,
