@@ -7,8 +7,9 @@ import Foundation
 /// nothing of its own already queued (so order is kept), otherwise queues it on
 /// `DispatchQueue.main`. `MainScheduler.asyncInstance` always queues.
 ///
-/// The main queue runs only while the main thread serves it (`dispatchMain()`, a run
-/// loop, an app's event loop).
+/// The main queue runs only while something serves it: an app's event loop, or the main
+/// run loop (`RunLoop.main.run()`). `dispatchMain()` serves it too, but on Linux from other
+/// threads than the main one, where a `Driver`'s `drive` reports that it ran off it.
 public final class MainScheduler: SerialDispatchQueueScheduler, @unchecked Sendable {
     // Sendable: adds only an atomic counter to its immutable base.
 
