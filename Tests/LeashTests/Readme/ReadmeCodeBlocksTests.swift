@@ -32,6 +32,22 @@ final class ReadmeCodeBlocksTests: XCTestCase {
         XCTAssertGreaterThan(checked, 50, "the documentation has Swift examples")
     }
 
+    /// The code files of the DocC tutorials (each step's file, `Sources/*/*.docc/Resources/`)
+    /// are the example's code a step at a time: each one's lines, imports aside, appear in a
+    /// test in one piece.
+    func testEveryTutorialCodeFileIsInATest() throws {
+        let sources = try Self.sources(under: ["Tests", "Playgrounds"]).map(Self.normalizedLines)
+        let files = try Self.documentationFiles(withExtension: "swift")
+        XCTAssertFalse(files.isEmpty, "the tutorial has code files")
+        for file in files {
+            let lines = Self.normalizedLines(try String(contentsOf: file, encoding: .utf8))
+                .filter { !$0.hasPrefix("import ") }
+            XCTAssertTrue(
+                sources.contains { Self.contains($0, lines) },
+                "\(file.lastPathComponent) is in no test: the tutorial would show code nothing compiles")
+        }
+    }
+
     /// The DocC articles of every catalog (`Sources/<Module>/<Module>.docc/*.md`).
     static func articles() throws -> [URL] {
         let sources = root.appendingPathComponent("Sources")
@@ -40,6 +56,17 @@ final class ReadmeCodeBlocksTests: XCTestCase {
         }
         return enumerator.compactMap { $0 as? URL }.filter {
             $0.pathExtension == "md" && $0.deletingLastPathComponent().pathExtension == "docc"
+        }
+    }
+
+    /// The files with `pathExtension` anywhere inside a catalog (`Sources/*/*.docc/…`).
+    static func documentationFiles(withExtension pathExtension: String) throws -> [URL] {
+        let sources = root.appendingPathComponent("Sources")
+        guard let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
+            return []
+        }
+        return enumerator.compactMap { $0 as? URL }.filter {
+            $0.pathExtension == pathExtension && $0.pathComponents.contains { $0.hasSuffix(".docc") }
         }
     }
 
