@@ -11,4 +11,3 @@ struct GetUsers: TypedEndpoint {
     var path: String { "/users" }
     var method: HTTPMethod { .get }
 }
-

@@ -37,4 +37,3 @@ final class TokenStore: Authenticator, @unchecked Sendable {
 
     var authentication: String? { token.map { "Bearer \($0)" } }
 }
-
