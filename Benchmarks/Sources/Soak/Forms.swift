@@ -30,6 +30,7 @@ struct FormRunner {
         case .lines: return lines(plan, tracker)
         case .sse: return serverSentEvents(plan, tracker)
         case .webSocket: return webSocket(plan, tracker)
+        case .webSocketSession: return webSocketSession(plan, tracker)
         case .refresh:
             let endpoint = SoakEndpoint(plan, path: "/protected")
             return rx(plan, tracker, endpoint: endpoint) { $0 == Data(#"{"ok":true}"#.utf8) }
@@ -144,6 +145,34 @@ struct FormRunner {
             }
             return echoes.isEmpty || echoes == [expected]
         }
+    }
+
+    /// A session to the echo route: the message is sent as soon as the session is made
+    /// (kept until a connection opens), and the session closes once its echo arrives. A
+    /// send goes to one connection at most, so however the proxy cuts the connections, the
+    /// echo comes once or not at all.
+    private func webSocketSession(_ plan: ExecutionPlan, _ tracker: ExecutionTracker) -> Stop {
+        var options = WebSocketOptions()
+        var reconnect = WebSocketReconnectPolicy()
+        reconnect.initialDelay = 0.02
+        reconnect.jitter = 0
+        reconnect.maximumAttempts = 3
+        reconnect.retriesFirstConnect = plan.variant
+        options.reconnect = reconnect
+        let expected = "message \(plan.number)"
+        let session = client.webSocketSession(SoakEndpoint(plan, path: "/ws/echo"), options: options)
+        let events = session.events.do(onNext: { event in
+            if case .message = event { session.close(code: .normalClosure, reason: "done") }
+        })
+        let stop = subscribe(events, plan, tracker, cleanUp: { session.close() }) { events in
+            let echoes = events.compactMap { event -> String? in
+                if case .message(.text(let text)) = event { return text }
+                return nil
+            }
+            return echoes.isEmpty || echoes == [expected]
+        }
+        session.send(.text(expected))
+        return stop
     }
 
     // MARK: - Subscribing

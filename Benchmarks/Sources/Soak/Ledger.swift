@@ -20,6 +20,10 @@ enum Form: String, CaseIterable, Sendable {
     case sse
     /// `client.rx.webSocket` to the echo route, with a reconnect policy.
     case webSocket
+    /// A `WebSocketSession` to the echo route, with a reconnect policy: its message sent at
+    /// once (kept until a connection opens), the session closed after the echo. Named
+    /// `wsSession` in reports and `--forms`, to fit the report's column.
+    case webSocketSession = "wsSession"
     /// `client.rx.execute` of a route that wants the current token, through the token
     /// refresher, while the token expires every few seconds.
     case refresh

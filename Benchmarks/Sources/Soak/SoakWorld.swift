@@ -95,7 +95,8 @@ final class SoakWorld: @unchecked Sendable {
                 let attempt = attempts.next()
                 let number = Int(execution) ?? -1
                 let form = number < 0 ? nil : SoakWorld.forms.withLock { $0[number % SoakWorld.formSlots] }
-                ledger.adapted(attempt: attempt, of: number, throughTransport: form != .webSocket)
+                ledger.adapted(
+                    attempt: attempt, of: number, throughTransport: form != .webSocket && form != .webSocketSession)
                 tagged.setValue("\(execution)/\(attempt)", forHTTPHeaderField: FaultProxy.tagHeader)
                 return tagged
             }
