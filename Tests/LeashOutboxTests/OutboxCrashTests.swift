@@ -141,6 +141,8 @@ private final class Child: @unchecked Sendable {
     private let process = Process()
     private let pipe = Pipe()
     private let output = SpecLocked(Data())
+    /// Signalled once the reader has read the child's output to its end.
+    private let outputRead = DispatchSemaphore(value: 0)
 
     /// The child's executable, built beside the test bundle (SwiftPM builds it for this target).
     static var executable: URL? {
@@ -162,12 +164,23 @@ private final class Child: @unchecked Sendable {
                 String(count), "--lanes", "3",
             ] + (keys ? [] : ["--no-keys"])
         child.process.standardOutput = child.pipe
-        child.pipe.fileHandleForReading.readabilityHandler = { [weak child] handle in
-            let data = handle.availableData
-            guard let child else { return }
-            child.output.withLock { $0.append(data) }
-        }
         try child.process.run()
+        // Read with blocking reads on a thread of their own until the end, not with a
+        // `readabilityHandler`: on Linux that arms a Dispatch read source, and tearing such
+        // sources down while their descriptors close can leave libdispatch's epoll loop a
+        // freed registration (swift-corelibs-libdispatch issue 949); it crashed this test's
+        // process once in CI, in `_dispatch_event_loop_drain`.
+        let handle = child.pipe.fileHandleForReading
+        let output = child.output
+        let outputRead = child.outputRead
+        Thread.detachNewThread {
+            while true {
+                let data = handle.availableData
+                if data.isEmpty { break }
+                output.withLock { $0.append(data) }
+            }
+            outputRead.signal()
+        }
         return child
     }
 
@@ -191,12 +204,9 @@ private final class Child: @unchecked Sendable {
             _ = sendKill(to: process.processIdentifier)
             ended.wait()
         }
-        pipe.fileHandleForReading.readabilityHandler = nil
-        let rest = pipe.fileHandleForReading.readDataToEndOfFile()
-        let text = output.withLock { output -> String in
-            output.append(rest)
-            return String(decoding: output, as: UTF8.self)
-        }
+        // The child is gone, so the pipe's write end is closed: the reader reaches the end.
+        outputRead.wait()
+        let text = output.withLock { String(decoding: $0, as: UTF8.self) }
         let committed = text.split(separator: "\n").compactMap { line -> Int? in
             line.hasPrefix("committed ") ? Int(line.dropFirst("committed ".count)) : nil
         }
