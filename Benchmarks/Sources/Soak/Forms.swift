@@ -148,9 +148,10 @@ struct FormRunner {
     }
 
     /// A session to the echo route: the message is sent as soon as the session is made
-    /// (kept until a connection opens), and the session closes once its echo arrives. A
-    /// send goes to one connection at most, so however the proxy cuts the connections, the
-    /// echo comes once or not at all.
+    /// (kept until a connection opens), and the session closes once its echo arrives, or
+    /// at once if the send fails. A send goes to one connection at most, so however the
+    /// proxy cuts the connections, the echo comes once or not at all (a message lost with
+    /// its connection leaves the session running: the soak leaves it after a while).
     private func webSocketSession(_ plan: ExecutionPlan, _ tracker: ExecutionTracker) -> Stop {
         var options = WebSocketOptions()
         var reconnect = WebSocketReconnectPolicy()
@@ -171,7 +172,7 @@ struct FormRunner {
             }
             return echoes.isEmpty || echoes == [expected]
         }
-        session.send(.text(expected))
+        _ = session.send(.text(expected)).subscribe(onError: { _ in session.close() })
         return stop
     }
 

@@ -160,6 +160,9 @@ final class ExecutionTracker: @unchecked Sendable {
     private var lateEvents = 0
     /// Whether the dispose was counted as the end (no end came before it).
     private var endedByDispose = false
+    /// Ends that came after the soak's stop began and before its dispose returned: counted
+    /// as raced events, not as the end, so the dispose is still the end.
+    private var lateEnds = 0
     private let ended = DispatchSemaphore(value: 0)
 
     init(number: Int, form: Form, ledger: Ledger) {
@@ -214,9 +217,10 @@ final class ExecutionTracker: @unchecked Sendable {
         let (count, late, racedDispose) = lock.withLock { () -> (Int, Bool, Bool) in
             endCount += 1
             let late = began ?? disposed
+            if late && !disposed { lateEnds += 1 }
             // Begun before the dispose returned, and the dispose counted as the end: this
             // end raced it and is the real one (the dispose's is taken back below).
-            let raced = !late && endedByDispose && endCount == 2
+            let raced = !late && endedByDispose && endCount - lateEnds == 2
             if raced { endedByDispose = false }
             return (raced ? 1 : endCount, late, raced)
         }
@@ -265,8 +269,12 @@ final class ExecutionTracker: @unchecked Sendable {
         let first = lock.withLock { () -> Bool in
             defer { disposed = true }
             endCount += 1
-            endedByDispose = endCount == 1
-            return endCount == 1
+            // The first end counted: none came before, or only ends that raced the stop (an
+            // end that began once the stop had begun, which is not counted; without this the
+            // execution was never counted as ended, nor its end signalled).
+            let first = endCount - lateEnds == 1
+            endedByDispose = first
+            return first
         }
         guard first else { return }
         ledger.ended(number)

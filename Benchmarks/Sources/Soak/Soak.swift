@@ -133,9 +133,11 @@ final class Soak: @unchecked Sendable {
             if stop.isDispose { tracker.disposeReturned() }
         }
         if let delay = plan.disposeAfter, !tracker.waitForEnd(seconds: delay) { stopNow() }
-        // An event stream that reconnects goes on for ever by design: the soak leaves it
+        // An event stream that reconnects goes on for ever by design, and so does a
+        // WebSocket session whose one message was lost with the connection it went on (sent
+        // at most once, it is not sent again, so no echo ever comes): the soak leaves them
         // after a while, as a user leaves a screen.
-        if plan.form == .sse, !tracker.waitForEnd(seconds: 3) { stopNow() }
+        if plan.form == .sse || plan.form == .webSocketSession, !tracker.waitForEnd(seconds: 3) { stopNow() }
         if !tracker.waitForEnd(seconds: options.watchdogSeconds) {
             tracker.neverEnded()
             stopNow()
