@@ -115,12 +115,7 @@ struct FormRunner {
     }
 
     private func webSocket(_ plan: ExecutionPlan, _ tracker: ExecutionTracker) -> Stop {
-        var options = WebSocketOptions()
-        var reconnect = WebSocketReconnectPolicy()
-        reconnect.initialDelay = 0.02
-        reconnect.jitter = 0
-        reconnect.maximumAttempts = 3
-        options.reconnect = reconnect
+        let options = Self.reconnectingOptions()
         let expected = "message \(plan.number)"
         let socket = LockedBox<WebSocket?>(nil)
         let events = client.rx.webSocket(SoakEndpoint(plan, path: "/ws/echo"), options: options)
@@ -153,13 +148,7 @@ struct FormRunner {
     /// proxy cuts the connections, the echo comes once or not at all (a message lost with
     /// its connection leaves the session running: the soak leaves it after a while).
     private func webSocketSession(_ plan: ExecutionPlan, _ tracker: ExecutionTracker) -> Stop {
-        var options = WebSocketOptions()
-        var reconnect = WebSocketReconnectPolicy()
-        reconnect.initialDelay = 0.02
-        reconnect.jitter = 0
-        reconnect.maximumAttempts = 3
-        reconnect.retriesFirstConnect = plan.variant
-        options.reconnect = reconnect
+        let options = Self.reconnectingOptions(retriesFirstConnect: plan.variant)
         let expected = "message \(plan.number)"
         let session = client.webSocketSession(SoakEndpoint(plan, path: "/ws/echo"), options: options)
         let events = session.events.do(onNext: { event in
@@ -174,6 +163,18 @@ struct FormRunner {
         }
         _ = session.send(.text(expected)).subscribe(onError: { _ in session.close() })
         return stop
+    }
+
+    /// The WebSocket forms' options: reconnecting quickly, three times at most.
+    private static func reconnectingOptions(retriesFirstConnect: Bool = false) -> WebSocketOptions {
+        var options = WebSocketOptions()
+        var reconnect = WebSocketReconnectPolicy()
+        reconnect.initialDelay = 0.02
+        reconnect.jitter = 0
+        reconnect.maximumAttempts = 3
+        reconnect.retriesFirstConnect = retriesFirstConnect
+        options.reconnect = reconnect
+        return options
     }
 
     // MARK: - Subscribing

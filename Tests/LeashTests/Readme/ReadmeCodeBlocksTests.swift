@@ -50,13 +50,7 @@ final class ReadmeCodeBlocksTests: XCTestCase {
 
     /// The DocC articles of every catalog (`Sources/<Module>/<Module>.docc/*.md`).
     static func articles() throws -> [URL] {
-        let sources = root.appendingPathComponent("Sources")
-        guard let enumerator = FileManager.default.enumerator(at: sources, includingPropertiesForKeys: nil) else {
-            return []
-        }
-        return enumerator.compactMap { $0 as? URL }.filter {
-            $0.pathExtension == "md" && $0.deletingLastPathComponent().pathExtension == "docc"
-        }
+        try documentationFiles(withExtension: "md").filter { $0.deletingLastPathComponent().pathExtension == "docc" }
     }
 
     /// The files with `pathExtension` anywhere inside a catalog (`Sources/*/*.docc/…`).

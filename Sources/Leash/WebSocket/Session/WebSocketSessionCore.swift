@@ -14,8 +14,6 @@ final class WebSocketSessionCore: Sendable {
     /// A message sent while no connection could take it.
     private struct KeptMessage {
         let message: WebSocketMessage
-        /// Its payload's size, counted against `maximumQueuedBytes`.
-        let bytes: Int
         let outcome: WebSocketSendOutcome
         /// When it was sent (the manager's clock), for `sendTimeout`.
         let sentAt: Date
@@ -149,13 +147,9 @@ final class WebSocketSessionCore: Sendable {
     /// Keeps `message` behind the ones already kept, then hands what is kept to the open
     /// connection, if there is one.
     func send(_ message: WebSocketMessage, _ outcome: WebSocketSendOutcome) {
-        let bytes: Int
-        switch message {
-        case .text(let text): bytes = text.utf8.count
-        case .binary(let data): bytes = data.count
-        }
+        let bytes = message.byteCount
         let limit = options.maximumQueuedBytes
-        let kept = KeptMessage(message: message, bytes: bytes, outcome: outcome, sentAt: manager.scheduler.now)
+        let kept = KeptMessage(message: message, outcome: outcome, sentAt: manager.scheduler.now)
         let (refusal, flushes, waits) = shared.withLock { state -> (LeashError?, Bool, Bool) in
             guard state.end == nil, !state.isClosing else { return (.webSocketSendFailed(.closed), false, false) }
             guard state.keptBytes + bytes <= limit else {
@@ -169,7 +163,7 @@ final class WebSocketSessionCore: Sendable {
             return (nil, flushes, !flushes && state.state.socket == nil)
         }
         if let refusal { return outcome.settle(refusal) }
-        if waits, let limit = options.sendTimeout { startTimer(for: outcome, after: limit, reporting: limit) }
+        if waits { startTimer(for: kept) }
         if flushes { flush() }
     }
 
@@ -194,7 +188,7 @@ final class WebSocketSessionCore: Sendable {
                     return nil
                 }
                 let message = state.kept.removeFirst()
-                state.keptBytes -= message.bytes
+                state.keptBytes -= message.message.byteCount
                 return (socket, message)
             }
             guard let (socket, message) = next else { return }
@@ -216,26 +210,28 @@ final class WebSocketSessionCore: Sendable {
                 guard state.end == nil, !state.isClosing else { return true }
                 if state.state.socket === socket { state.openSocketRefuses = true }
                 state.kept.insert(message, at: 0)
-                state.keptBytes += message.bytes
+                state.keptBytes += message.message.byteCount
                 return false
             }
             if over {
                 Self.fail([message], .closed)
-            } else if message.timer == nil, let limit = options.sendTimeout {
-                // Sent while a connection was open, so never timed: it waits now, and its age
-                // counts from its send.
-                let waited = manager.scheduler.now.timeIntervalSince(message.sentAt)
-                startTimer(for: outcome, after: max(0, limit - waited), reporting: limit)
+            } else if message.timer == nil {
+                // Sent while a connection was open, so never timed: it waits now.
+                startTimer(for: message)
             }
             return
         }
     }
 
-    /// Fails `outcome`'s message once `delay` seconds passed, if it is still kept then, saying
-    /// it waited `limit` (`sendTimeout`).
-    private func startTimer(for outcome: WebSocketSendOutcome, after delay: TimeInterval, reporting limit: TimeInterval)
-    {
-        let timer = manager.deadline(after: delay) { [weak self] in self?.expire(outcome, limit: limit) }
+    /// Fails `message` once it is `sendTimeout` old (counted from its send), if it is still
+    /// kept then; nothing without a `sendTimeout`.
+    private func startTimer(for message: KeptMessage) {
+        guard let limit = options.sendTimeout else { return }
+        let outcome = message.outcome
+        let waited = manager.scheduler.now.timeIntervalSince(message.sentAt)
+        let timer = manager.deadline(after: max(0, limit - waited)) { [weak self] in
+            self?.expire(outcome, limit: limit)
+        }
         let kept = shared.withLock { state -> Bool in
             guard let index = state.kept.firstIndex(where: { $0.outcome === outcome }) else { return false }
             state.kept[index].timer = timer
@@ -248,7 +244,7 @@ final class WebSocketSessionCore: Sendable {
     private func expire(_ outcome: WebSocketSendOutcome, limit: TimeInterval) {
         let expired = shared.withLock { state -> Bool in
             guard let index = state.kept.firstIndex(where: { $0.outcome === outcome }) else { return false }
-            state.keptBytes -= state.kept.remove(at: index).bytes
+            state.keptBytes -= state.kept.remove(at: index).message.byteCount
             return true
         }
         if expired { outcome.settle(.webSocketSendFailed(.timedOut(limit: limit))) }
