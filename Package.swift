@@ -34,10 +34,14 @@ let package = Package(
             name: "Leash",
             dependencies: [
                 "Rx", "CZlib", "LeashDigest", .target(name: "CLeashCurl", condition: .when(platforms: [.linux])),
+                .target(name: "CLeashEpoll", condition: .when(platforms: [.linux, .android])),
             ]),
         // TLS for WebSockets on Linux: libcurl's connect-only mode, loaded at run time (no
         // libcurl headers or link-time dependency). Compiles to nothing elsewhere.
         .target(name: "CLeashCurl", linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+        // Linux's epoll for the socket event loop (Glibc's module leaves it out). Compiles to
+        // nothing elsewhere.
+        .target(name: "CLeashEpoll"),
         // Test doubles (`StubTransport`), out of `Leash` so that apps do not ship them. No
         // XCTest: previews and executables (the tour) use them too.
         .target(name: "LeashTesting", dependencies: ["Leash", "Rx"]),

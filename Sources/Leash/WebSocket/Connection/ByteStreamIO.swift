@@ -4,10 +4,10 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// What moves the bytes of a `DispatchByteStream`: plain socket calls, or TLS over one.
+/// What moves the bytes of a `SocketByteStream`: plain socket calls, or TLS over one.
 ///
 /// The stream calls it only on its own serial queue, never from two threads at once, and
-/// calls `close()` once, after the readiness sources on `fileDescriptor` are cancelled.
+/// calls `close()` once, after the event loop stopped watching `fileDescriptor`.
 protocol ByteStreamIO: AnyObject, Sendable {
     /// The descriptor whose readiness says when `read` and `write` can move bytes again.
     var fileDescriptor: Int32 { get }

@@ -112,28 +112,27 @@ enum ByteStreamSocket {
         }
     }
 
-    /// Whether `fd` has bytes to read, or the peer closed or reset the connection, right now
-    /// (a `poll` that does not wait).
+    /// Whether `fd` has bytes to read, or the peer closed or reset the connection, right now.
     static func hasInputOrHangup(_ fd: Int32) -> Bool {
-        var watched = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        isReadyNow(fd, for: Int16(POLLIN))
+    }
+
+    /// Whether `fd` can be written to, or has failed or hung up, right now: how a connecting
+    /// socket's end is told from a report that came early.
+    static func isWritableOrFailed(_ fd: Int32) -> Bool {
+        isReadyNow(fd, for: Int16(POLLOUT))
+    }
+
+    /// Whether `fd` is ready for `events`, or has failed or hung up (a `poll` that does not
+    /// wait; a failure of `poll` itself counts as ready, so that the caller's call finds it).
+    private static func isReadyNow(_ fd: Int32, for events: Int16) -> Bool {
+        var watched = pollfd(fd: fd, events: events, revents: 0)
         while true {
             let result = poll(&watched, 1, 0)
             if result > 0 { return true }
             if result == 0 { return false }
             if errno != EINTR { return true }
         }
-    }
-
-    /// A second descriptor for the same socket (`dup`), or nil if none could be made.
-    static func duplicate(_ fd: Int32) -> Int32? {
-        #if canImport(Glibc)
-            let copy = Glibc.dup(fd)
-        #elseif canImport(Musl)
-            let copy = Musl.dup(fd)
-        #else
-            let copy = Darwin.dup(fd)
-        #endif
-        return copy >= 0 ? copy : nil
     }
 
     /// Closes a descriptor. Not retried on `EINTR`: on Linux the descriptor is gone even then,

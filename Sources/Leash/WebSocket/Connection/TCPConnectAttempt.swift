@@ -9,27 +9,11 @@ import Rx
 /// One connect, from name resolution to the open stream; its disposal abandons it.
 ///
 /// The steps run on the attempt's serial queue; `dispose()` may come from any thread, so the
-/// little it shares with them (whether it is over, the socket's source) sits behind a lock.
+/// little it shares with them (whether it is over) sits behind a lock. A connecting socket is
+/// watched by the `SocketEventLoop` until it is writable, which ends the connect either way.
 final class TCPConnectAttempt: Disposable, @unchecked Sendable {
-    // Sendable: `shared` is locked; the other mutable properties are touched only on `queue`.
-
-    /// What `dispose()` and the steps share.
-    private struct Shared {
-        /// Set by the first of `dispose()` and the completion; after it, nothing is reported.
-        var isOver = false
-        /// The source watching the connecting socket, which `dispose()` cancels.
-        var source: DispatchSourceWrite?
-    }
-
-    /// How the current socket's connect ended, read by the source's cancel handler.
-    private enum Outcome {
-        /// Not ended yet (or abandoned by `dispose()`).
-        case pending
-        /// Connected.
-        case connected
-        /// Failed with this `errno`.
-        case failed(Int32)
-    }
+    // Sendable: `isOverFlag` is locked; the other mutable properties are touched only on
+    // `queue`.
 
     /// Where to connect.
     private let address: WebSocketAddress
@@ -39,16 +23,16 @@ final class TCPConnectAttempt: Disposable, @unchecked Sendable {
     private let completion: @Sendable (Result<any WebSocketByteStream, URLError>) -> Void
     /// Where the steps run.
     private let queue = DispatchQueue(label: "Leash.TCPConnectAttempt")
-    /// What `dispose()` shares with the steps.
-    private let shared = LockedState(Shared())
+    /// Set by the first of `dispose()` and the completion; after it, nothing is reported.
+    private let isOverFlag = LockedState(false)
     /// The addresses to try, in order.
     private var candidates: [ResolvedSocketAddress] = []
     /// The index in `candidates` of the next address to try.
     private var nextCandidate = 0
     /// The last connect failure, reported when no address is left.
     private var lastFailure: URLError?
-    /// The socket being connected, the source watching it and how its connect ended.
-    private var connecting: (fd: Int32, source: DispatchSourceWrite, outcome: Outcome)?
+    /// The socket being connected and the loop's watch on it.
+    private var connecting: (fd: Int32, watch: SocketWatch)?
 
     /// An attempt, not yet started.
     init(
@@ -76,18 +60,17 @@ final class TCPConnectAttempt: Disposable, @unchecked Sendable {
     }
 
     func dispose() {
-        let source = shared.withLock { shared -> DispatchSourceWrite? in
-            guard !shared.isOver else { return nil }
-            shared.isOver = true
-            defer { shared.source = nil }
-            return shared.source
+        let first = isOverFlag.withLock { isOver -> Bool in
+            defer { isOver = true }
+            return !isOver
         }
-        // The cancel handler closes the socket and settles.
-        source?.cancel()
+        // A connect in progress is abandoned on the queue, where its socket is.
+        guard first else { return }
+        queue.async { [self] in abandonConnect() }
     }
 
     /// Whether the attempt was disposed or has completed.
-    private var isOver: Bool { shared.withLock { $0.isOver } }
+    private var isOver: Bool { isOverFlag.withLock { $0 } }
 
     /// Connects to the next address, or reports the last failure when none is left.
     private func connectNext() {
@@ -119,47 +102,49 @@ final class TCPConnectAttempt: Disposable, @unchecked Sendable {
 
     /// Waits for the connecting socket to become writable, which ends the connect either way.
     private func watch(_ fd: Int32) {
-        let source = DispatchSource.makeWriteSource(fileDescriptor: fd, queue: queue)
-        connecting = (fd, source, .pending)
-        source.setEventHandler { [self] in connectEnded() }
-        source.setCancelHandler { [self] in sourceCancelled() }
-        let registered = shared.withLock { shared -> Bool in
-            guard !shared.isOver else { return false }
-            shared.source = source
-            return true
+        let watched =
+            SocketEventLoop.shared.map { loop in
+                loop.watch(fd) { [self] readiness in
+                    guard readiness.contains(.writable) else { return }
+                    queue.async { self.connectMayHaveEnded() }
+                }
+            } ?? .failure(SocketErrno(EMFILE))
+        switch watched {
+        case .success(let watch):
+            connecting = (fd, watch)
+            // A `dispose()` meanwhile has queued `abandonConnect`, which runs after this.
+            watch.arm(for: .writable)
+        case .failure(let failure):
+            ByteStreamSocket.close(fd)
+            lastFailure = ByteStreamErrors.socket(failure.code, whileConnecting: true)
+            connectNext()
         }
-        if !registered {
-            source.cancel()
-        }
-        source.activate()
     }
 
-    /// The connecting socket is writable: the connect succeeded or failed.
-    private func connectEnded() {
-        guard let (fd, source, _) = connecting else { return }
-        let error = ByteStreamSocket.pendingError(fd)
-        connecting?.outcome = error == 0 ? .connected : .failed(error)
-        source.cancel()
-    }
-
-    /// The source watching the connect is gone (the connect ended, or `dispose()` cancelled
-    /// it): only now may the descriptor be closed, or handed to a stream with sources of its
-    /// own.
-    private func sourceCancelled() {
-        guard let (fd, _, outcome) = connecting else { return }
-        // Releases the source, and with it the handlers that hold the attempt.
+    /// The loop reported the connecting socket writable: unless the report came early (the
+    /// socket is not writable yet), the connect succeeded or failed.
+    private func connectMayHaveEnded() {
+        guard let (fd, watch) = connecting else { return }
+        guard ByteStreamSocket.isWritableOrFailed(fd) else { return watch.arm(for: .writable) }
         connecting = nil
-        switch outcome {
-        case .connected:
-            connected(fd)
-        case .failed(let error):
+        // The stream (or the next candidate) watches with a watch of its own.
+        watch.cancel()
+        let error = ByteStreamSocket.pendingError(fd)
+        guard error == 0 else {
             ByteStreamSocket.close(fd)
             lastFailure = ByteStreamErrors.socket(error, whileConnecting: true)
-            connectNext()
-        case .pending:
-            ByteStreamSocket.close(fd)
-            settle()
+            return connectNext()
         }
+        connected(fd)
+    }
+
+    /// Stops the connect in progress, if any, after `dispose()`.
+    private func abandonConnect() {
+        guard let (fd, watch) = connecting else { return }
+        connecting = nil
+        watch.cancel()
+        ByteStreamSocket.close(fd)
+        settle()
     }
 
     /// The socket is connected: hands it to a stream and reports it, unless the attempt was
@@ -169,17 +154,15 @@ final class TCPConnectAttempt: Disposable, @unchecked Sendable {
             ByteStreamSocket.close(fd)
             return settle()
         }
-        let stream = DispatchByteStream(io: SocketByteStreamIO(fileDescriptor: fd))
+        let stream = SocketByteStream(io: SocketByteStreamIO(fileDescriptor: fd))
         finish(.success(stream))
     }
 
     /// Reports `result` unless the attempt is already over.
     private func finish(_ result: Result<any WebSocketByteStream, URLError>) {
-        let report = shared.withLock { shared -> Bool in
-            shared.source = nil
-            guard !shared.isOver else { return false }
-            shared.isOver = true
-            return true
+        let report = isOverFlag.withLock { isOver -> Bool in
+            defer { isOver = true }
+            return !isOver
         }
         if report {
             completion(result)

@@ -124,7 +124,7 @@
                 received.update { $0 = read }
                 done.fulfill()
             }
-            (stream as? DispatchByteStream)?.whenDescriptorClosed { closed.fulfill() }
+            (stream as? SocketByteStream)?.whenDescriptorClosed { closed.fulfill() }
             DispatchQueue.concurrentPerform(iterations: 4) { _ in stream.close() }
             wait(for: [done, closed], timeout: 20)
             XCTAssertEqual(calls.value, 1)

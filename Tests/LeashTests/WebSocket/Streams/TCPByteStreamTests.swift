@@ -229,7 +229,7 @@ final class TCPByteStreamTests: XCTestCase {
             sendDone.fulfill()
         }
         let closed = expectation(description: "descriptor closed")
-        (stream as? DispatchByteStream)?.whenDescriptorClosed { closed.fulfill() }
+        (stream as? SocketByteStream)?.whenDescriptorClosed { closed.fulfill() }
         stream.close()
         stream.close()
         wait(for: [receiveDone, sendDone, closed], timeout: 20)
@@ -297,7 +297,7 @@ final class TCPByteStreamTests: XCTestCase {
         wait(for: [settled], timeout: 20)
         XCTAssertFalse(completed.value, "a disposed connect completed")
         let fillerClosed = expectation(description: "filler closed")
-        (filler as? DispatchByteStream)?.whenDescriptorClosed { fillerClosed.fulfill() }
+        (filler as? SocketByteStream)?.whenDescriptorClosed { fillerClosed.fulfill() }
         filler.close()
         wait(for: [fillerClosed], timeout: 20)
         XCTAssertEqual(openDescriptorCount(), before, "a descriptor leaked")
@@ -309,7 +309,7 @@ final class TCPByteStreamTests: XCTestCase {
         let closed = expectation(description: "closed")
         do {
             let stream = try connectStream(connector, to: listener.address())
-            (stream as? DispatchByteStream)?.whenDescriptorClosed { closed.fulfill() }
+            (stream as? SocketByteStream)?.whenDescriptorClosed { closed.fulfill() }
         }
         wait(for: [closed], timeout: 20)
         XCTAssertEqual(openDescriptorCount(), before)
@@ -327,7 +327,7 @@ final class TCPByteStreamTests: XCTestCase {
                 calls.update { $0 += 1 }
                 receiveDone.fulfill()
             }
-            (stream as? DispatchByteStream)?.whenDescriptorClosed { closed.fulfill() }
+            (stream as? SocketByteStream)?.whenDescriptorClosed { closed.fulfill() }
             DispatchQueue.concurrentPerform(iterations: 8) { index in
                 if index % 2 == 0 { stream.send(Data([1, 2, 3])) { _ in } }
                 stream.close()

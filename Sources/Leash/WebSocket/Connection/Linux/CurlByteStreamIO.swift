@@ -6,7 +6,7 @@
     /// TLS through a libcurl connect-only handle: `curl_easy_recv` and `curl_easy_send` on the
     /// stream's queue, libcurl's socket for readiness.
     ///
-    /// A curl handle must not be used from two threads at once; `DispatchByteStream` calls
+    /// A curl handle must not be used from two threads at once; `SocketByteStream` calls
     /// every method on its one serial queue, which serializes them without a lock.
     final class CurlByteStreamIO: ByteStreamIO, @unchecked Sendable {
         // Sendable: the handle is used only on the owning stream's serial queue (see above),

@@ -99,7 +99,7 @@
                 return finish(.failure(URLError(.cannotConnectToHost)))
             }
             let io = CurlByteStreamIO(connection: connection, fileDescriptor: fd)
-            finish(.success(DispatchByteStream(io: io, label: "Leash.CurlTLSByteStream")))
+            finish(.success(SocketByteStream(io: io, label: "Leash.CurlTLSByteStream")))
         }
 
         /// Reports `result` unless the attempt is already over (a stream is then closed).

@@ -5,44 +5,21 @@ import Foundation
     import FoundationNetworking
 #endif
 
-/// A `WebSocketByteStream` over a non-blocking descriptor, driven by Dispatch read and write
-/// sources: plain TCP on every platform, TLS through libcurl on Linux (the `ByteStreamIO`
-/// says which).
+/// A `WebSocketByteStream` over a non-blocking descriptor, watched by the `SocketEventLoop`:
+/// plain TCP on every platform, TLS through libcurl on Linux (the `ByteStreamIO` says which).
 ///
-/// Everything happens on one serial queue: the calls hop onto it, the sources fire on it and
-/// the completions run on it. A read is made only while a `receive` is outstanding, and the
-/// read source is suspended otherwise, so a reader that stops asking stops reading and TCP's
-/// window holds the peer back. Before waiting for readability, a `receive` always tries to
-/// read first: TLS may hold decrypted bytes that no readiness event will announce.
+/// Everything happens on one serial queue: the calls hop onto it, the loop's reports hop onto
+/// it and the completions run on it. A read is made only while a `receive` is outstanding,
+/// so a reader that stops asking stops reading and TCP's window holds the peer back. A
+/// `receive` or `send` always tries first and waits for the loop only when the call would
+/// block (TLS may hold decrypted bytes that no readiness report will announce); a report
+/// that finds nothing waiting, or nothing to move, is ignored.
 ///
-/// The write source watches a duplicate of the descriptor (`dup`), not the descriptor
-/// itself: on Linux, Dispatch keeps one epoll registration per descriptor number for the
-/// read and the write source together, re-armed direction by direction as each source is
-/// suspended and resumed, and that sharing loses readiness events: with one descriptor,
-/// an 8 MB echo stalled for good 2 times in 100 under load (once at 1.8 MB, as it did in
-/// CI), and four 8 MB echoes at once in 19 runs of 30
-/// (`TCPByteStreamTests.testEchoes_withBothDirectionsBusyOnSeveralStreams_neverStall`); with
-/// the duplicate, neither in 200 runs. Two numbers, two registrations. Writes still go
-/// through `io`; the duplicate is only watched.
-///
-/// The descriptors are closed in the sources' cancel handlers, after both have run
-/// (Dispatch's rule: a descriptor closed under a live source may be reused and watched by
-/// mistake). Dropping the last reference closes the stream too.
-package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable {
+/// `close()` stops the watch, then closes the descriptor: a report already on its way finds
+/// a closed stream. Dropping the last reference closes the stream too.
+package final class SocketByteStream: WebSocketByteStream, @unchecked Sendable {
     // Sendable: the mutable state below is touched only on `queue` (or in deinit, when no
-    // other reference is left); the sources and the queue are thread-safe.
-
-    /// A source's run state, which decides how to resume, suspend and cancel it: Dispatch
-    /// requires an inactive source to be activated once and a suspended one to be resumed
-    /// before it is released.
-    private enum SourceState {
-        /// Created, never activated.
-        case inactive
-        /// Watching.
-        case running
-        /// Suspended after watching.
-        case suspended
-    }
+    // other reference is left); the watch and the queue are thread-safe.
 
     /// A `send` in progress.
     private struct PendingSend {
@@ -62,16 +39,13 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
     private let queue: DispatchQueue
     /// What moves the bytes.
     private let io: any ByteStreamIO
-    /// Fires while the descriptor is readable and a `receive` waits.
-    private let readSource: DispatchSourceRead
-    /// Fires while the descriptor is writable and a `send` waits.
-    private let writeSource: DispatchSourceWrite
-    /// Closes the descriptor once both sources are cancelled.
-    private let closer: DescriptorCloser
-    /// `readSource`'s run state.
-    private var readState = SourceState.inactive
-    /// `writeSource`'s run state.
-    private var writeState = SourceState.inactive
+    /// The loop's watch on the descriptor; nil when it could not be watched (then every
+    /// `receive` and `send` fails with `watchFailure`).
+    private var watch: SocketWatch?
+    /// Why the descriptor could not be watched.
+    private var watchFailure: URLError?
+    /// Entered until the descriptor is closed.
+    private let closed = DispatchGroup()
     /// The outstanding `receive`.
     private var pendingReceive: (maximumLength: Int, completion: @Sendable (WebSocketByteStreamRead) -> Void)?
     /// The outstanding `send`.
@@ -86,31 +60,33 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
     private let readBuffer: UnsafeMutableRawBufferPointer
 
     /// A stream over `io`, which it owns from now on: `io.close()` runs once, when the
-    /// stream is closed or released.
-    init(io: any ByteStreamIO, label: String = "Leash.DispatchByteStream") {
-        let queue = DispatchQueue(label: label)
-        self.queue = queue
+    /// stream is closed or released. `loop` is the process's shared loop unless a test names
+    /// one.
+    init(io: any ByteStreamIO, label: String = "Leash.SocketByteStream", loop: SocketEventLoop? = nil) {
+        queue = DispatchQueue(label: label)
         self.io = io
-        // Without a duplicate (out of descriptors), both sources share the one descriptor.
-        let watchedForWriting = ByteStreamSocket.duplicate(io.fileDescriptor)
-        readSource = DispatchSource.makeReadSource(fileDescriptor: io.fileDescriptor, queue: queue)
-        writeSource = DispatchSource.makeWriteSource(
-            fileDescriptor: watchedForWriting ?? io.fileDescriptor, queue: queue)
-        closer = DescriptorCloser(io: io, duplicate: watchedForWriting)
         readBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.readChunk, alignment: 1)
-        let closer = closer
-        readSource.setCancelHandler { closer.sourceCancelled() }
-        writeSource.setCancelHandler { closer.sourceCancelled() }
-        // Weak: a stream nobody holds any more closes itself (deinit) instead of living on
-        // through its own sources.
-        readSource.setEventHandler { [weak self] in self?.readable() }
-        writeSource.setEventHandler { [weak self] in self?.writable() }
+        closed.enter()
         queue.setSpecific(key: Self.queueKey, value: queueIdentity)
+        guard let loop = loop ?? SocketEventLoop.shared else {
+            watchFailure = ByteStreamErrors.socket(EMFILE, whileConnecting: false)
+            return
+        }
+        // Weak: a stream nobody holds any more closes itself (deinit) instead of living on
+        // through the loop's table. The report hops to the queue, where the state is.
+        let watched = loop.watch(io.fileDescriptor) { [weak self] readiness in
+            guard let self else { return }
+            queue.async { self.ready(readiness) }
+        }
+        switch watched {
+        case .success(let watch): self.watch = watch
+        case .failure(let failure): watchFailure = ByteStreamErrors.socket(failure.code, whileConnecting: false)
+        }
     }
 
     deinit {
         if !isClosed {
-            cancelSources()
+            closeDescriptor()
             let receive = pendingReceive?.completion
             let send = pendingSend?.completion
             let written = pendingSend?.offset ?? 0
@@ -127,12 +103,13 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
     /// Runs `body` (on a Dispatch thread) once the descriptor is closed: tests count
     /// descriptors with it.
     package func whenDescriptorClosed(_ body: @escaping @Sendable () -> Void) {
-        closer.closed.notify(queue: .global(), execute: body)
+        closed.notify(queue: .global(), execute: body)
     }
 
     package func receive(maximumLength: Int, _ completion: @escaping @Sendable (WebSocketByteStreamRead) -> Void) {
         queue.async { [self] in
             if isClosed { return completion(.failed(ByteStreamErrors.closed)) }
+            if let watchFailure { return completion(.failed(watchFailure)) }
             if let readOutcome { return completion(readOutcome) }
             // Two receives at once break the contract; the second fails rather than
             // replacing (and losing) the first.
@@ -156,7 +133,7 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
     private func enqueueSend(_ bytes: Data, _ completion: @escaping @Sendable (Int, URLError?) -> Void) {
         queue.async { [self] in
             if isClosed { return completion(0, ByteStreamErrors.closed) }
-            if let writeFailure { return completion(0, writeFailure) }
+            if let failure = writeFailure ?? watchFailure { return completion(0, failure) }
             guard pendingSend == nil else { return completion(0, URLError(.unknown)) }
             pendingSend = PendingSend(bytes: bytes, offset: 0, completion: completion)
             writeNow()
@@ -206,23 +183,29 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
             let send = pendingSend
             pendingReceive = nil
             pendingSend = nil
-            cancelSources()
+            closeDescriptor()
             receive?(.failed(ByteStreamErrors.closed))
             send?.completion(send?.offset ?? 0, ByteStreamErrors.closed)
         }
     }
 
-    // MARK: Reading
-
-    /// The read source fired.
-    private func readable() {
-        if pendingReceive == nil {
-            // Nobody asks: stop watching, so the peer waits on TCP's window.
-            suspend(readSource, &readState)
-        } else {
-            readNow()
-        }
+    /// Stops the watch, then closes the descriptor (in that order: a descriptor closed while
+    /// watched could be reused by another socket under the same registration).
+    private func closeDescriptor() {
+        isClosed = true
+        watch?.cancel()
+        io.close()
+        closed.leave()
     }
+
+    /// The loop reported `readiness`: retries whatever waits for it.
+    private func ready(_ readiness: SocketReadiness) {
+        guard !isClosed else { return }
+        if readiness.contains(.readable) { readNow() }
+        if readiness.contains(.writable) { writeNow() }
+    }
+
+    // MARK: Reading
 
     /// Reads for the outstanding `receive`, or waits for readability if nothing is there.
     private func readNow() {
@@ -232,9 +215,9 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
         let read: WebSocketByteStreamRead
         switch result {
         case .wouldBlock:
-            return resume(readSource, &readState)
+            return watch?.arm(for: .readable) ?? ()
         case .moved(let moved):
-            guard moved > 0, let base = readBuffer.baseAddress else { return resume(readSource, &readState) }
+            guard moved > 0, let base = readBuffer.baseAddress else { return watch?.arm(for: .readable) ?? () }
             read = .bytes(Data(bytes: base, count: moved))
         case .end:
             read = .end
@@ -244,20 +227,10 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
             readOutcome = read
         }
         pendingReceive = nil
-        suspend(readSource, &readState)
         completion(read)
     }
 
     // MARK: Writing
-
-    /// The write source fired.
-    private func writable() {
-        if pendingSend == nil {
-            suspend(writeSource, &writeState)
-        } else {
-            writeNow()
-        }
-    }
 
     /// Writes the outstanding `send` until it is all written, the kernel takes no more (then
     /// waits for writability) or a write fails.
@@ -274,7 +247,7 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
                 pending.offset += moved
             case .moved, .wouldBlock:
                 pendingSend = pending
-                return resume(writeSource, &writeState)
+                return watch?.arm(for: .writable) ?? ()
             case .end:
                 failure = URLError(.networkConnectionLost)
                 break writing
@@ -285,68 +258,6 @@ package final class DispatchByteStream: WebSocketByteStream, @unchecked Sendable
         }
         pendingSend = nil
         writeFailure = failure
-        suspend(writeSource, &writeState)
         pending.completion(pending.offset, failure)
-    }
-
-    // MARK: Sources
-
-    /// Starts watching with `source`, if it is not already.
-    private func resume(_ source: any DispatchSourceProtocol, _ state: inout SourceState) {
-        switch state {
-        case .inactive: source.activate()
-        case .suspended: source.resume()
-        case .running: return
-        }
-        state = .running
-    }
-
-    /// Stops watching with `source`, if it is watching.
-    private func suspend(_ source: any DispatchSourceProtocol, _ state: inout SourceState) {
-        guard state == .running else { return }
-        source.suspend()
-        state = .suspended
-    }
-
-    /// Cancels both sources; their cancel handlers close the descriptor. A source that is
-    /// inactive or suspended would never run its cancel handler (and must not be released
-    /// suspended), so it is cancelled first, then let run.
-    private func cancelSources() {
-        readSource.cancel()
-        writeSource.cancel()
-        if readState != .running { readState == .inactive ? readSource.activate() : readSource.resume() }
-        if writeState != .running { writeState == .inactive ? writeSource.activate() : writeSource.resume() }
-        readState = .running
-        writeState = .running
-    }
-}
-
-/// Closes a stream's descriptors once both of its sources are cancelled.
-private final class DescriptorCloser: @unchecked Sendable {
-    // Sendable: `remaining` changes only in the cancel handlers, which run on the stream's
-    // serial queue.
-    /// What the descriptor belongs to.
-    private let io: any ByteStreamIO
-    /// The duplicate the write source watches, if there is one.
-    private let duplicate: Int32?
-    /// How many sources are still to run their cancel handlers.
-    private var remaining = 2
-    /// Entered until the descriptors are closed.
-    let closed = DispatchGroup()
-
-    /// A closer for `io`'s descriptor and its watched `duplicate`.
-    init(io: any ByteStreamIO, duplicate: Int32?) {
-        self.io = io
-        self.duplicate = duplicate
-        closed.enter()
-    }
-
-    /// One source's cancel handler ran; the second closes the descriptors.
-    func sourceCancelled() {
-        remaining -= 1
-        guard remaining == 0 else { return }
-        if let duplicate { ByteStreamSocket.close(duplicate) }
-        io.close()
-        closed.leave()
     }
 }
