@@ -138,6 +138,11 @@ final class Soak: @unchecked Sendable {
         // at most once, it is not sent again, so no echo ever comes): the soak leaves them
         // after a while, as a user leaves a screen.
         if plan.form == .sse || plan.form == .webSocketSession, !tracker.waitForEnd(seconds: 3) { stopNow() }
+        // A cold WebSocket stream sends its message once per connection; one the proxy
+        // stalls waits for the pings to find the connection dead (30 s, then 10 s for the
+        // pong) and reconnects, and a second stall would take it past the watchdog. Left
+        // after 45 s: one liveness check fits, and a run of stalls is not a hang.
+        if plan.form == .webSocket, !tracker.waitForEnd(seconds: 45) { stopNow() }
         if !tracker.waitForEnd(seconds: options.watchdogSeconds) {
             tracker.neverEnded()
             stopNow()

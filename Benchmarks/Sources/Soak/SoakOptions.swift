@@ -20,11 +20,8 @@ struct SoakOptions {
     var transport = SoakTransport.platformDefault
     /// The child's mode: run one known crash and report how it ended.
     var probe: String?
-    /// The forms drawn from: all but `wsSession` by default. That one is asked for by name
-    /// (`--forms wsSession,…`) until a run of hours has shown it ends every execution: its
-    /// first runs found one that never ended in 85,000, traced to a race in the soak's own
-    /// bookkeeping (an end that races the soak's stop), now fixed, but not yet proven.
-    var forms: [Form] = Form.allCases.filter { $0 != .webSocketSession }
+    /// The forms drawn from: all of them unless `--forms` names some.
+    var forms: [Form] = Form.allCases
     /// Runs only these executions (their plans drawn from the seed), one after the other,
     /// and prints each plan and what it did: how a failing run's execution is looked at.
     var only: [Int] = []
@@ -34,7 +31,7 @@ struct SoakOptions {
                soak --seed S --execution N[,M…] [--transport T]   (replays those executions of a run, alone)
         --transport http1|urlsession: HTTP1Transport or URLSessionTransport (default: the platform's
         default transport, \(SoakTransport.platformDefault.name) here).
-        --forms a,b,… draws from those forms only: \(Form.allCases.map(\.rawValue).joined(separator: ", ")) (wsSession only when named).
+        --forms a,b,… draws from those forms only: \(Form.allCases.map(\.rawValue).joined(separator: ", ")).
         Drives executions of every form through a fault-injecting proxy and checks Leash's
         promises; exits 0 only when every invariant held. A failing run prints its seed.
         """

@@ -104,40 +104,68 @@ public enum ResponseSource: Equatable, Sendable {
 
 /// The details that come with a value: its source and, for network responses, the
 /// request, the HTTP response and its raw body.
+///
+/// One reference wide: a `Response`'s `extra` is an `Any?`, whose inline buffer holds three
+/// words, and seven fields there would be boxed, one allocation each time a value is
+/// wrapped (twice per execution). The fields live in one immutable object instead.
 public struct ResponseExtra: @unchecked Sendable {
-    // @unchecked: `URLRequest`/`HTTPURLResponse` are immutable here; `interceptorExtra` is
-    // what an interceptor chose to attach, read-only.
+    // @unchecked: `storage` is immutable, and `URLRequest`/`HTTPURLResponse` are not
+    // changed through it; `interceptorExtra` is what an interceptor chose to attach,
+    // read-only.
+
+    /// The fields, shared by the copies.
+    private final class Storage {
+        let source: ResponseSource
+        let request: URLRequest?
+        let httpResponse: HTTPURLResponse?
+        let data: Data?
+        let interceptorExtra: Any?
+        let bodyFile: URL?
+        let metrics: TransportMetrics?
+
+        init(
+            source: ResponseSource, request: URLRequest?, httpResponse: HTTPURLResponse?, data: Data?,
+            interceptorExtra: Any?, bodyFile: URL?, metrics: TransportMetrics?
+        ) {
+            self.source = source
+            self.request = request
+            self.httpResponse = httpResponse
+            self.data = data
+            self.interceptorExtra = interceptorExtra
+            self.bodyFile = bodyFile
+            self.metrics = metrics
+        }
+    }
+
+    private let storage: Storage
 
     /// Where the value came from.
-    public let source: ResponseSource
+    public var source: ResponseSource { storage.source }
     /// The request that was sent.
-    public let request: URLRequest?
+    public var request: URLRequest? { storage.request }
     /// The server's response (network values).
-    public let httpResponse: HTTPURLResponse?
+    public var httpResponse: HTTPURLResponse? { storage.httpResponse }
     /// The raw body (network values, and interceptor values given as data).
-    public let data: Data?
+    public var data: Data? { storage.data }
     /// What the interceptor passed as `extra` (interceptor values).
-    public let interceptorExtra: Any?
+    public var interceptorExtra: Any? { storage.interceptorExtra }
     /// Where the body was written, for a download (its `data` is empty then). Once the
     /// download completes, its value is the file at its destination instead.
-    public let bodyFile: URL?
+    public var bodyFile: URL? { storage.bodyFile }
     /// What the transport measured about the request (timings, bytes, a reused
-    /// connection), where it does: `URLSessionTransport` on Apple platforms. `nil` on
-    /// Linux, whose URLSession measures nothing, and for values not from the network.
-    public let metrics: TransportMetrics?
+    /// connection), where it does: `HTTP1Transport`, and `URLSessionTransport` on Apple
+    /// platforms. `nil` through `URLSessionTransport` on Linux, whose URLSession measures
+    /// nothing, and for values not from the network.
+    public var metrics: TransportMetrics? { storage.metrics }
 
     /// Creates the details.
     public init(
         source: ResponseSource, request: URLRequest? = nil, httpResponse: HTTPURLResponse? = nil,
         data: Data? = nil, interceptorExtra: Any? = nil, bodyFile: URL? = nil, metrics: TransportMetrics? = nil
     ) {
-        self.metrics = metrics
-        self.source = source
-        self.request = request
-        self.httpResponse = httpResponse
-        self.data = data
-        self.interceptorExtra = interceptorExtra
-        self.bodyFile = bodyFile
+        storage = Storage(
+            source: source, request: request, httpResponse: httpResponse, data: data,
+            interceptorExtra: interceptorExtra, bodyFile: bodyFile, metrics: metrics)
     }
 
     /// The status code of the network response.

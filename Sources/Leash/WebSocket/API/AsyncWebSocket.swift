@@ -6,7 +6,10 @@ import Rx
 ///
 /// Iterating `events` connects (through the whole pipeline, as `client.rx.webSocket` does);
 /// leaving the loop, or cancelling its task, closes the socket with 1000. The loop pulls: a
-/// slow loop holds the server back rather than letting messages pile up.
+/// slow loop holds the server back rather than letting messages pile up. That is what sets
+/// it apart from a `WebSocketSession`'s `events.values`, a hot stream shared by every
+/// subscriber, which buffers what a slow loop has not taken yet: take this for one task that
+/// reads a socket at its own pace, the session for an app that holds one across reconnects.
 ///
 /// ```swift
 /// let chat = client.webSocket(Chat())
