@@ -95,6 +95,31 @@
                 [.secureConnectionFailed, .networkConnectionLost].contains(error.code), "\(error.code): \(error)")
         }
 
+        func testAnEchoReadInSmallPieces_arrivesWhole() throws {
+            // Each receive asks for 700 bytes, less than a TLS record: the rest of a record
+            // waits in the TLS buffers, and the next records in the socket. The socket is
+            // watched edge-triggered, so a receive must read what TLS holds before waiting,
+            // and wait only once a read would block, or an echo stops half way.
+            let server = try TestTLSServer()
+            let stream = try connectStream(connector, to: server.address())
+            let payload = testPattern(count: 1 << 20, seed: 11)
+            let sendDone = expectation(description: "sent")
+            stream.send(payload) { error in
+                XCTAssertNil(error)
+                sendDone.fulfill()
+            }
+            var echoed = Data()
+            while echoed.count < payload.count {
+                guard case .bytes(let some) = receiveOnce(stream, maximumLength: 700, within: 10) else {
+                    return XCTFail("the echo stopped after \(echoed.count) of \(payload.count) bytes")
+                }
+                echoed += some
+            }
+            wait(for: [sendDone], timeout: 60)
+            XCTAssertTrue(echoed == payload, "the echoed bytes differ")
+            stream.close()
+        }
+
         func testBufferedBytes_areReadWithoutWaitingForTheSocket() throws {
             // "bye" arrives in one TLS record; reading it a byte at a time leaves the rest in
             // the TLS buffers, where no socket readiness announces it.
