@@ -27,8 +27,8 @@ protocol SocketReadinessBackend: AnyObject, Sendable {
     /// Stops watching `fd`; after it, the descriptor may be closed.
     func remove(_ fd: Int32, id: UInt64)
 
-    /// Waits until some watches are ready and hands each to `report`; returns after one
-    /// batch (or a spurious wake-up).
+    /// Waits until some watches are ready and hands each to `report` (called outside the
+    /// backend's own locks); returns after one batch (or a spurious wake-up).
     func wait(_ report: (UInt64, SocketReadiness) -> Void)
 }
 
@@ -128,16 +128,13 @@ final class SocketEventLoop: Sendable {
         if removed != nil { backend.remove(fd, id: id) }
     }
 
-    /// One batch: waits, then tells each ready watch's handler (outside the table's lock,
-    /// so that a handler may cancel its own watch).
+    /// One batch: waits, then tells each ready watch's handler, looked up as its report comes
+    /// (no array per batch on this hot path) and called outside the table's lock, so that a
+    /// handler may cancel its own watch.
     private func waitOnce() {
-        var ready: [(id: UInt64, readiness: SocketReadiness)] = []
-        backend.wait { id, readiness in ready.append((id, readiness)) }
-        guard !ready.isEmpty else { return }
-        let calls = table.withLock { table in
-            ready.compactMap { event in table.handlers[event.id].map { ($0, event.readiness) } }
+        backend.wait { id, readiness in
+            table.withLock { $0.handlers[id] }?(readiness)
         }
-        for (handler, readiness) in calls { handler(readiness) }
     }
 }
 
